@@ -1,0 +1,84 @@
+// Node topology and per-rank CPU/memory binding. Value types only: no hwloc pointers leak out.
+// CPU and node lists are hwloc list strings ("0-13,112-125"), physical (OS) indexes.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bert::binding {
+
+// A user-caused problem (bad topology source, impossible binding). `field` is the system-YAML key
+// path it comes from (e.g. "topology.gpu_numa_map", "binding.cpu"), so the harness can point at
+// file:line:col; `what()` is the human message without location.
+struct BindingError : std::runtime_error {
+  BindingError(std::string field_, const std::string& msg) : std::runtime_error(msg), field(std::move(field_)) {}
+  std::string field;
+};
+
+enum class TopologyKind { Live, Xml, Synthetic };
+
+struct TopologySource {
+  TopologyKind kind = TopologyKind::Live;
+  std::string value;               // XML path or hwloc synthetic description
+  std::vector<int> gpu_numa_map;   // optional: GPU i -> OS NUMA node (used when PCI locality is absent)
+  std::string reserved_cpus;       // optional hwloc list: CPUs owned by e.g. a WekaIO client
+  std::string allowed_cpus;        // optional override of the allowed set (tests); live: sched_getaffinity
+};
+
+struct Gpu {
+  int index = 0;                   // 0.. in PCI bus order (= nvml order)
+  std::string pci_busid;           // "0000:07:00.0" when known
+  int numa_node = -1;              // OS index of the local NUMA node
+  std::vector<std::string> osdevs; // cuda0, nvml0, opencl0d0 ... (one GPU, several names)
+};
+
+struct NumaNode {
+  int os_index = 0;
+  int package = 0;
+  std::string cpus;                // all PUs of the node
+};
+
+struct NodeTopology {
+  std::string source;              // "live", XML path or synthetic string (for messages)
+  int packages = 0, cores = 0, pus = 0;
+  std::vector<NumaNode> numa;
+  std::vector<Gpu> gpus;
+  std::string allowed_cpus;        // what ranks may use: allowed set minus reserved_cpus
+  std::string reserved_cpus;
+  bool this_system = false;        // live topology: binding really applies
+};
+
+// Throws BindingError on: unreadable/invalid XML, bad synthetic string, GPU map longer than the GPUs
+// or contradicting PCI locality, reserved CPUs outside the machine.
+NodeTopology load_topology(const TopologySource& src);
+
+enum class CpuPolicy { Exclusive, ExclusiveNoSmt, Node, Socket, None, Map };
+enum class MemPolicy { Node, None, Map };
+enum class RankUnit { Gpu, Socket, Numa };  // what one rank per node stands for (CPU-only: socket/numa)
+
+struct BindingPolicy {
+  CpuPolicy cpu = CpuPolicy::Exclusive;
+  MemPolicy mem = MemPolicy::Node;
+  RankUnit unit = RankUnit::Gpu;
+  std::vector<std::string> cpu_map;  // CpuPolicy::Map: one hwloc list per local rank
+  std::vector<std::string> mem_map;  // MemPolicy::Map: one node list per local rank
+};
+
+struct RankBinding {
+  int local_rank = 0;
+  int gpu = -1;                    // GPU index, -1 for CPU-only ranks
+  std::string gpu_busid;
+  int numa_node = -1;              // local NUMA node of the GPU (or of the rank's unit)
+  std::string cpus;                // hwloc list; empty = unbound
+  std::string mems;                // NUMA node list; empty = unbound
+};
+
+// One binding per local rank. Throws BindingError (field "binding.cpu" etc.) when a NUMA node has
+// more local GPUs than cores, a rank gets no CPU, a map names CPUs outside the allowed set, ...
+std::vector<RankBinding> plan_node(const NodeTopology& topo, const BindingPolicy& policy, int ranks_per_node);
+
+// Applies a binding to the calling process (hwloc cpubind + thread membind, inherited across exec).
+// Throws BindingError("bind", ...) with numactl-like wording when the OS refuses.
+void apply_binding(const RankBinding& b);
+
+}  // namespace bert::binding
