@@ -1,0 +1,75 @@
+// The Plan: everything `harness run` will do, resolved from a system YAML before anything runs.
+// Built by harness/plan (producer), printed by --dry-run, executed by harness/run (consumer),
+// written as plan.json and read back by `bind --plan` (binding/) for the rank's CPU/memory binding.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "binding/binding.h"
+
+namespace bert::harness {
+
+using json = nlohmann::ordered_json;
+
+// One command as an argv vector; shell() renders it with POSIX quoting for display and scripts.
+struct Command {
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;  // extra environment for this command only
+  std::string shell() const;
+};
+
+struct RankPlan {
+  int global_rank = 0;
+  int node_index = 0;
+  int local_rank = 0;
+  binding::RankBinding binding;            // gpu, cpus, mems
+  std::map<std::string, std::string> env;  // per-rank env the local launcher sets (RANK, LOCAL_RANK, ...)
+};
+
+struct NodePlan {
+  std::string hostname;                    // "localhost", a Slurm node, an mpirun host
+  binding::NodeTopology topology;          // summary of the (expected) node topology
+  std::vector<RankPlan> ranks;
+};
+
+enum class CachePolicy { Required, BestEffort, Off };
+
+struct ExperimentPlan {
+  int nexp = 1;
+  CachePolicy cache_clear = CachePolicy::BestEffort;
+  bool cache_clear_sudo = false;
+  std::string seed_policy = "random";      // "random" | "fixed:<n>" | "sequence:<base>"
+  std::vector<uint64_t> seeds;             // one per experiment, resolved up front and recorded
+  std::string walltime;                    // per run, "" = none
+  std::string output_dir;                  // root of logs/, results/, summary.md
+  std::string ruleset = "5.0.0";
+  std::string division = "closed";
+};
+
+struct Plan {
+  std::string system_file;                 // systems/X.yaml as given
+  std::string config_name;                 // MLPerf config name, e.g. DGXA100_1x8x56x1
+  std::string system_name;                 // MLPerf system_desc_id for results/<system>/
+  std::string launcher;                    // "local" | "srun" | "mpirun"
+  int num_nodes = 1;
+  int ranks_per_node = 1;
+  int world_size = 1;
+  std::vector<NodePlan> nodes;
+  std::map<std::string, std::string> env;  // job-wide env (NCCL_*, extra env from the YAML)
+  ExperimentPlan experiment;
+
+  std::vector<Command> setup;              // once per job (e.g. pyxis container import), may be empty
+  Command cache_clear;                     // once per experiment, one task per node
+  Command launch;                          // once per experiment: launcher + container + bind + trainer
+  json trainer_config;                     // resolved trainer run config (trainer/run_config.h keys)
+  json system_json;                        // MLPerf systems/<system>.json content
+  std::vector<std::string> warnings;       // e.g. file name disagrees with content
+
+  json to_json() const;
+  static Plan from_json(const json& j);
+};
+
+}  // namespace bert::harness

@@ -1,0 +1,51 @@
+// Process bootstrap and CPU collectives for the trainer.
+// detect_process(): rank/size/local rank/node from the launcher's environment (harness local
+// launcher: RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE/NODE_RANK; srun: SLURM_*; mpirun: OMPI_COMM_WORLD_*).
+// KVStore: put/get/fence over Slurm's PMI2, OpenPMIx, or a file rendezvous directory (local launches);
+// it passes the NCCL unique id (GPU) and the Gloo rendezvous (CPU).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace bert::dist {
+
+struct DistError : std::runtime_error { using std::runtime_error::runtime_error; };
+
+struct ProcessInfo {
+  int rank = 0, size = 1, local_rank = 0, local_size = 1, node = 0, num_nodes = 1;
+  std::string launcher;   // "single" | "local" | "srun" | "mpirun"
+  std::string pmi;        // "none" | "file" | "pmi2" | "pmix"
+};
+
+ProcessInfo detect_process();
+
+class KVStore {
+ public:
+  virtual ~KVStore() = default;
+  virtual void put(const std::string& key, const std::string& value) = 0;
+  virtual void fence() = 0;                                   // makes puts visible to every rank
+  virtual std::string get(const std::string& key, int from_rank) = 0;  // blocking, with timeout
+};
+
+// pmi "pmi2" / "pmix" / "file" (rendezvous_dir required) / "none" (size 1 only).
+// A requested PMI that the step was not started with is a DistError naming the srun flag to change.
+std::unique_ptr<KVStore> make_kv_store(const ProcessInfo& p, const std::string& rendezvous_dir);
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual void allreduce_sum(float* data, size_t n) = 0;
+  virtual void allreduce_sum(double* data, size_t n) = 0;
+  virtual void broadcast(void* data, size_t bytes, int root) = 0;
+  virtual void barrier() = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+};
+
+// Gloo over TCP (loopback or the node's interface), rendezvous through the KV store.
+// size 1 returns a no-op collective.
+std::unique_ptr<Collective> make_cpu_collective(const ProcessInfo& p, KVStore& kv);
+
+}  // namespace bert::dist
