@@ -25,9 +25,14 @@ struct Batch {
 
   // Sequences: sequence s occupies flat token range [cu_seqlens[s], cu_seqlens[s+1]) in the
   // rows*seq_len token array (row r starts at r*seq_len). size num_sequences + 1.
+  // The ranges tile the array: cu_seqlens[0] = 0, cu_seqlens[num_sequences] = rows*seq_len, and
+  // the padding at the end of a row belongs to the row's last sequence (input_mask = 0 there), so
+  // block-diagonal attention over cu_seqlens plus key masking by input_mask is exact.
+  // Real tokens of sequence s: [seq_first_token[s], seq_first_token[s] + seq_lengths[s]).
   std::vector<int32_t> cu_seqlens;
   std::vector<int32_t> seq_row;         // row of each sequence, size num_sequences
   std::vector<int32_t> seq_first_token; // flat index of each sequence's first token ([CLS])
+  std::vector<int32_t> seq_lengths;     // real tokens of each sequence, size num_sequences
   std::vector<int8_t> nsp_labels;       // per sequence: 0 = is next, 1 = random
 
   // Masked LM targets, only at masked positions (the MLM head runs on these rows only).
