@@ -1,0 +1,56 @@
+// Counter-based dropout randomness, identical on every backend (CPU here, CUDA mirrors it).
+//
+// Philox4x32-10 (Salmon et al. 2011, the Random123 constants) with
+//   key     = (low 32 bits of seed, high 32 bits of seed)
+//   counter = (q low 32 bits, (q >> 32) | rank << 16, micro_step, stream)
+// where q = element_index / 4; output word (element_index % 4) decides one element.
+// The element is DROPPED when (word >> 8) * 2^-24 < p, else kept and scaled by 1/(1-p).
+//   micro_step = optimizer_step * gradient_accumulation_steps + micro-batch index (0-based)
+//   stream     = 0 for the embedding output; for layer l: 1 + 3l (attention probabilities),
+//                2 + 3l (attention output dense), 3 + 3l (FFN output dense)
+//   element_index, independent of how a backend lays out its tensors:
+//     hidden-state dropouts: token * hidden + channel, with token = row * seq_len + position
+//       (the flat token index of the Batch, padding included in the numbering)
+//     attention probabilities: ((token_q * heads + head) * seq_len + k) where token_q is the query's
+//       flat token index and k the key's position counted from its sequence's first token.
+#pragma once
+#include <cstdint>
+
+namespace bert::model {
+
+struct Philox4 { uint32_t v[4]; };
+
+inline Philox4 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
+  constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u, kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
+  for (int round = 0; round < 10; ++round) {
+    const uint64_t p0 = uint64_t{kM0} * c0, p1 = uint64_t{kM1} * c2;
+    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
+    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
+    c1 = static_cast<uint32_t>(p1);
+    c3 = static_cast<uint32_t>(p0);
+    c0 = n0;
+    c2 = n2;
+    k0 += kW0;
+    k1 += kW1;
+  }
+  return {{c0, c1, c2, c3}};
+}
+
+struct DropoutStream {
+  uint64_t seed = 0;
+  uint32_t rank = 0;
+  uint32_t micro_step = 0;
+  uint32_t stream = 0;
+
+  // 4 consecutive uniform words for elements 4q..4q+3.
+  Philox4 block(uint64_t q) const {
+    return philox4x32_10(static_cast<uint32_t>(q), static_cast<uint32_t>(q >> 32) | (rank << 16), micro_step,
+                         stream, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+  }
+  static bool dropped(uint32_t word, float p) { return static_cast<float>(word >> 8) * (1.0f / 16777216.0f) < p; }
+  bool keep(uint64_t element, float p) const { return !dropped(block(element >> 2).v[element & 3], p); }
+};
+
+inline uint32_t dropout_stream_id(int layer, int site) { return layer < 0 ? 0u : static_cast<uint32_t>(1 + 3 * layer + site); }
+
+}  // namespace bert::model
