@@ -30,12 +30,15 @@ struct Gpu {
   std::string pci_busid;           // "0000:07:00.0" when known
   int numa_node = -1;              // OS index of the local NUMA node
   std::vector<std::string> osdevs; // cuda0, nvml0, opencl0d0 ... (one GPU, several names)
+  std::string vendor;              // "NVIDIA", "Iluvatar" ("" when the GPU comes from gpu_numa_map)
+  std::string model;               // GPUModel info of an osdev when the topology has it
 };
 
 struct NumaNode {
   int os_index = 0;
-  int package = 0;
+  int package = 0;                 // OS index of the Package holding the node (0 when none)
   std::string cpus;                // all PUs of the node
+  std::vector<std::string> cores;  // PU list of each core of the node, in core order ("0,128")
 };
 
 struct NodeTopology {

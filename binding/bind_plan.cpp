@@ -1,0 +1,98 @@
+#include "binding/bind_plan.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "binding/binding_json.h"
+
+namespace bert::binding {
+namespace {
+
+int parse_index(const std::string& name, const std::string& value) {
+  size_t used = 0;
+  int v = -1;
+  try {
+    v = std::stoi(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || value.empty() || v < 0)
+    throw BindingError("bind", name + "='" + value + "' is not a non-negative integer");
+  return v;
+}
+
+// First variable of `names` that is set: (name, value).
+std::optional<std::pair<std::string, int>> first_set(std::initializer_list<const char*> names, EnvLookup env) {
+  for (const char* n : names)
+    if (auto v = env(n)) return std::make_pair(std::string(n), parse_index(n, *v));
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> getenv_lookup(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) return std::nullopt;
+  return std::string(v);
+}
+
+RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env) {
+  RankIdentity who;
+  if (explicit_local >= 0) {
+    who.local_rank = explicit_local;
+    who.local_from = "--local-rank";
+  } else if (auto v = first_set({"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK"}, env)) {
+    who.local_from = v->first;
+    who.local_rank = v->second;
+  } else {
+    throw BindingError("bind", "cannot tell the local rank: none of LOCAL_RANK, SLURM_LOCALID, "
+                               "OMPI_COMM_WORLD_LOCAL_RANK is set (or pass --local-rank)");
+  }
+  if (explicit_node >= 0) {
+    who.node_index = explicit_node;
+    who.node_from = "--node";
+  } else if (auto v = first_set({"NODE_RANK", "SLURM_NODEID", "OMPI_COMM_WORLD_NODE_RANK"}, env)) {
+    who.node_from = v->first;
+    who.node_index = v->second;
+  }
+  return who;
+}
+
+PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& who) {
+  std::ifstream in(plan_path);
+  if (!in) throw BindingError("plan", plan_path + ": cannot open the plan file");
+  ojson plan;
+  try {
+    plan = ojson::parse(in);
+  } catch (const ojson::exception& e) {
+    throw BindingError("plan", plan_path + ": not valid JSON: " + e.what());
+  }
+  std::string at = "nodes";
+  try {
+    const ojson& nodes = plan.at("nodes");
+    if (!nodes.is_array() || static_cast<size_t>(who.node_index) >= nodes.size())
+      throw BindingError("plan", plan_path + ": node index " + std::to_string(who.node_index) + " (from " +
+                                     who.node_from + ") but the plan has " +
+                                     std::to_string(nodes.is_array() ? nodes.size() : 0) + " node(s)");
+    at = "nodes[" + std::to_string(who.node_index) + "]";
+    const ojson& node = nodes[who.node_index];
+    PlannedRank out;
+    out.node_index = who.node_index;
+    out.hostname = node.value("hostname", "");
+    at += ".ranks";
+    for (const ojson& r : node.at("ranks")) {
+      if (r.at("local_rank").get<int>() != who.local_rank) continue;
+      at += "[local_rank=" + std::to_string(who.local_rank) + "]";
+      out.global_rank = r.at("global_rank").get<int>();
+      out.binding = r.at("binding").get<RankBinding>();
+      if (r.contains("env")) out.env = r.at("env").get<std::map<std::string, std::string>>();
+      return out;
+    }
+    throw BindingError("plan", plan_path + ": " + at + " has no local rank " + std::to_string(who.local_rank) +
+                                   " (from " + who.local_from + ")");
+  } catch (const ojson::exception& e) {
+    throw BindingError("plan", plan_path + ": " + at + ": " + e.what());
+  }
+}
+
+}  // namespace bert::binding

@@ -1,0 +1,31 @@
+// JSON form of the binding value types (embedded in the harness Plan, read back by `bind`).
+// Keys are the C++ field names; from_json requires every key to_json writes.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "binding/binding.h"
+
+namespace bert::binding {
+
+using ojson = nlohmann::ordered_json;
+
+void to_json(ojson& j, const Gpu& g);
+void from_json(const ojson& j, Gpu& g);
+void to_json(ojson& j, const NumaNode& n);
+void from_json(const ojson& j, NumaNode& n);
+void to_json(ojson& j, const NodeTopology& t);
+void from_json(const ojson& j, NodeTopology& t);
+void to_json(ojson& j, const RankBinding& b);
+void from_json(const ojson& j, RankBinding& b);
+
+// Policy names as users write them in a system YAML: "exclusive", "exclusive-nosmt", "node", "socket",
+// "none", "map"; memory "node", "none", "map"; unit "gpu", "socket", "numa". parse_* return false on
+// an unknown name.
+std::string to_string(CpuPolicy p);
+std::string to_string(MemPolicy p);
+std::string to_string(RankUnit u);
+bool parse_cpu_policy(const std::string& name, CpuPolicy& out);
+bool parse_mem_policy(const std::string& name, MemPolicy& out);
+bool parse_rank_unit(const std::string& name, RankUnit& out);
+
+}  // namespace bert::binding

@@ -1,0 +1,63 @@
+#include "binding/hwloc_topology.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace bert::binding {
+namespace {
+
+std::string describe(const TopologySource& src) {
+  switch (src.kind) {
+    case TopologyKind::Live: return "live topology";
+    case TopologyKind::Xml: return "topology file '" + src.value + "'";
+    case TopologyKind::Synthetic: return "synthetic topology '" + src.value + "'";
+  }
+  return "topology";
+}
+
+void check_xml_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw BindingError("topology.xml", "cannot read topology file '" + path + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+HwlocTopology HwlocTopology::load(const TopologySource& src) {
+  hwloc_topology_t t = nullptr;
+  if (hwloc_topology_init(&t) != 0) throw BindingError("topology", "hwloc_topology_init failed");
+  HwlocTopology owner(t);
+  if (src.kind == TopologyKind::Xml) {
+    check_xml_file(src.value);
+    if (hwloc_topology_set_xml(t, src.value.c_str()) != 0)
+      throw BindingError("topology.xml", describe(src) + ": hwloc cannot use it as XML input");
+  } else if (src.kind == TopologyKind::Synthetic) {
+    if (src.value.empty() || hwloc_topology_set_synthetic(t, src.value.c_str()) != 0)
+      throw BindingError("topology.synthetic",
+                         describe(src) + " is not a valid hwloc synthetic description (e.g. 'pack:2 numa:1 core:8 pu:2')");
+  }
+  // Without this hwloc 2.x drops every PCI/OS device and no GPU can be found.
+  hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (hwloc_topology_load(t) != 0) {
+    std::string field = src.kind == TopologyKind::Xml ? "topology.xml" : "topology";
+    throw BindingError(field, describe(src) + " is not a valid hwloc topology (hwloc could not load it)");
+  }
+  if (hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) <= 0)
+    throw BindingError("topology", describe(src) + " has no processing units");
+  return owner;
+}
+
+HwlocTopology::~HwlocTopology() {
+  if (topo_) hwloc_topology_destroy(topo_);
+}
+
+std::vector<int> bitmap_to_list(hwloc_const_bitmap_t set) {
+  std::vector<int> out;
+  if (!set) return out;
+  unsigned i;
+  hwloc_bitmap_foreach_begin(i, set) { out.push_back(static_cast<int>(i)); }
+  hwloc_bitmap_foreach_end();
+  return out;
+}
+
+}  // namespace bert::binding
