@@ -1,0 +1,83 @@
+// Compliance checking of MLPerf Training BERT logs, with the verdicts of mlcommons/logging's
+// compliance checker (rulesets 3.1.0, 4.0.0, 4.1.0, 5.0.0; closed and open division), and the
+// BERT part of its package checker.
+#pragma once
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results/pyjson.h"
+
+namespace bert::results {
+
+// A mistake the user made (missing file, unknown ruleset, not a results directory): exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char* kDefaultRuleset = "5.0.0";
+std::vector<std::string> supported_rulesets();  // {"3.1.0", "4.0.0", "4.1.0", "5.0.0"}
+
+struct CheckOptions {
+  std::string ruleset = kDefaultRuleset;
+  bool werror = false;  // warnings (e.g. equal EXACTLY_ONE duplicates) fail the log
+  bool quiet = false;   // drop warnings
+};
+
+struct Message {
+  std::string key;   // the log key the message is filed under; empty for unkeyed messages
+  std::string text;  // the official message text (multi-line for CHECK failures)
+};
+
+struct LogVerdict {
+  std::string path;
+  bool passed = false;
+  std::vector<std::string> configs;       // scopes run, e.g. "training_5.0.0/common.yaml"
+  std::vector<Message> warnings;          // never fail the log (unless werror)
+  std::vector<Message> failures;          // keyed first (insertion order), then unkeyed
+  std::vector<std::string> parse_errors;  // "<line>\n   ^^  <error>" per bad MLLOG line
+  // Set where the official checker would stop with a Python exception (exit 1, no verdict line):
+  // we report FAIL with this reason instead.
+  std::string checker_error;
+  size_t mllog_lines = 0;
+};
+
+// Checks one log's bytes (latin-1; \n, \r\n and \r end lines). `path` is only used in messages.
+LogVerdict check_log_text(std::string_view bytes, const CheckOptions& opts, std::string path = "");
+// Reads and checks a file; throws UsageError when it cannot be read or the ruleset is unknown.
+LogVerdict check_log_file(const std::filesystem::path& file, const CheckOptions& opts);
+
+// The official report: INFO lines, the WARNING block of messages, SUCCESS or FAILED.
+std::string format_report(const LogVerdict& v);
+json to_json(const LogVerdict& v);
+
+// Every result_*.txt in `dir` (sorted by name, no recursion). Throws UsageError if none.
+struct DirVerdict {
+  std::string dir;
+  std::vector<LogVerdict> logs;
+  bool all_passed() const;
+};
+DirVerdict check_results_dir(const std::filesystem::path& dir, const CheckOptions& opts);
+
+// Package checks for BERT on a submitter folder ORG/ {systems/*.json, results/<system>/bert/}.
+struct PackageOptions {
+  std::string ruleset = kDefaultRuleset;
+  bool rcp_bypass = false;
+  bool seed_checker_bypass = false;
+  bool rcp_bert_train_samples = false;
+  bool werror = true;  // the package checker runs the log checker with --werror --quiet
+};
+struct PackageVerdict {
+  std::string org_dir;
+  bool passed = false;
+  std::vector<std::string> errors;    // each makes the package fail
+  std::vector<std::string> warnings;  // informational (e.g. one non-compliant run accepted)
+  std::vector<std::string> info;      // what was checked, in order
+};
+PackageVerdict check_package(const std::filesystem::path& org_dir, const PackageOptions& opts);
+std::string format_report(const PackageVerdict& v);
+json to_json(const PackageVerdict& v);
+
+}  // namespace bert::results

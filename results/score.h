@@ -1,0 +1,67 @@
+// Scoring of one BERT results directory the way mlcommons/logging's result summarizer and RCP
+// checker do it: time to train per run, olympic mean with the failed-run rules, RCP check with the
+// bundled BERT reference table, scaling factor, final score.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/check.h"
+
+namespace bert::results {
+
+struct RunScore {
+  std::string file;                 // file name, e.g. result_0.txt
+  std::optional<int64_t> seed;      // first `seed` value, if it is an integer
+  bool compliant = false;           // passed the compliance checker (quiet)
+  std::string failure;              // first failure message when not compliant
+  std::optional<double> ttt_ms;     // run_stop - run_start (compliant runs only)
+  std::optional<double> minutes;    // ttt_ms / 60000
+  std::optional<double> samples_to_converge;  // RCP reader: epoch_num of the last eval before a
+                                              // successful run_stop, or 1e9 when not converged
+  bool converged = false;           // RCP reader's view: run_stop with status "success"
+};
+
+struct RcpVerdict {
+  bool checked = false;     // false: not closed division, disabled, or inputs unusable
+  bool passed = false;
+  std::string message;      // "RCP found", "RCP Interpolation", "Missing RCP, please submit RCP with BS = …"
+  std::string summary;      // the detailed-CSV word: Pass, Fail, Interp. Fail, Missing, No RCP, Unknown state
+  int64_t batch_size = -1;  // global_batch_size of the submission
+  std::optional<double> submission_mean;  // olympic mean of samples to converge (None if >1 non-converged)
+  std::optional<double> rcp_mean, rcp_stdev, rcp_min_epochs, max_speedup;
+  double normalization_factor = 1.0;  // max(1, rcp_mean / submission_mean) when passed
+};
+
+struct ScoreOptions {
+  std::string ruleset = kDefaultRuleset;
+  bool rcp = true;                  // run the RCP check (closed division only)
+  bool rcp_full = false;            // full_rcps instead of pruned_rcps
+  bool rcp_bert_train_samples = false;
+  bool use_scaling_json = true;     // multiply by <dir>/scaling.json's scaling_factor, as the summarizer
+  bool write_scaling_json = false;  // as the package checker: replace scaling.json from the RCP result
+};
+
+struct ScoreResult {
+  std::string dir;
+  std::string division;             // from the logs' submission_division ("closed" if unknown)
+  std::vector<RunScore> runs;       // sorted by file name
+  int dropped = 0;                  // non-compliant runs
+  std::optional<double> olympic_minutes;  // empty when more than one run dropped or too few runs
+  double scaling_factor = 1.0;      // from scaling.json (1.0 when absent)
+  std::optional<double> score_minutes;    // olympic_minutes * scaling_factor
+  RcpVerdict rcp;
+  std::vector<std::string> notices; // NOTICE / CRITICAL ERROR lines as the summarizer prints them
+};
+
+// Throws UsageError when `dir` has no result_*.txt or cannot be read.
+ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptions& opts);
+
+// RCP check alone (the rcp_checker on one directory).
+RcpVerdict check_rcp(const std::filesystem::path& dir, const ScoreOptions& opts);
+
+std::string format_table(const ScoreResult& r);
+json to_json(const ScoreResult& r);
+
+}  // namespace bert::results
