@@ -30,7 +30,7 @@ HwlocTopology HwlocTopology::load(const TopologySource& src) {
   if (src.kind == TopologyKind::Xml) {
     check_xml_file(src.value);
     if (hwloc_topology_set_xml(t, src.value.c_str()) != 0)
-      throw BindingError("topology.xml", describe(src) + ": hwloc cannot use it as XML input");
+      throw BindingError("topology.xml", describe(src) + " is not a valid hwloc topology (hwloc could not parse it)");
   } else if (src.kind == TopologyKind::Synthetic) {
     if (src.value.empty() || hwloc_topology_set_synthetic(t, src.value.c_str()) != 0)
       throw BindingError("topology.synthetic",

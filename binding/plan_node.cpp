@@ -24,7 +24,12 @@ const NumaNode& numa_at(const NodeTopology& topo, int os_index) {
   throw BindingError("topology", "NUMA node " + std::to_string(os_index) + " is not in " + topo.source);
 }
 
-std::string count_of(size_t n, const std::string& what) { return std::to_string(n) + " " + what; }
+// "3 GPUs", "1 GPU", "1 entry".
+std::string count_of(size_t n, std::string what) {
+  if (n == 1 && what.size() > 3 && what.ends_with("ies")) what.replace(what.size() - 3, 3, "y");
+  else if (n == 1 && what.ends_with("s")) what.pop_back();
+  return std::to_string(n) + " " + what;
+}
 
 std::vector<Unit> gpu_units(const NodeTopology& topo, int ranks) {
   if (static_cast<size_t>(ranks) > topo.gpus.size())

@@ -1,0 +1,64 @@
+// Helpers shared by the binding unit tests: load fixture/shipped topologies, run the planner.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "binding/binding.h"
+#include "binding/cpu_list.h"
+
+namespace bert::binding::test {
+
+inline std::string fixture(const std::string& name) { return std::string(BERT_BINDING_FIXTURES) + "/" + name; }
+inline std::string shipped(const std::string& name) { return std::string(BERT_TOPOLOGIES) + "/" + name; }
+
+inline NodeTopology load_xml(const std::string& path, const std::string& reserved = "",
+                             const std::vector<int>& map = {}) {
+  TopologySource src;
+  src.kind = TopologyKind::Xml;
+  src.value = path;
+  src.reserved_cpus = reserved;
+  src.gpu_numa_map = map;
+  return load_topology(src);
+}
+
+inline BindingPolicy policy(CpuPolicy cpu, MemPolicy mem = MemPolicy::Node, RankUnit unit = RankUnit::Gpu) {
+  BindingPolicy p;
+  p.cpu = cpu;
+  p.mem = mem;
+  p.unit = unit;
+  return p;
+}
+
+inline std::vector<std::string> cpus_of(const std::vector<RankBinding>& ranks) {
+  std::vector<std::string> out;
+  for (const auto& r : ranks) out.push_back(r.cpus);
+  return out;
+}
+
+inline std::vector<int> gpu_numas(const NodeTopology& t) {
+  std::vector<int> out;
+  for (const auto& g : t.gpus) out.push_back(g.numa_node);
+  return out;
+}
+
+// The BindingError's field and message, or ("", "") when `f` does not throw one.
+template <typename F>
+std::pair<std::string, std::string> binding_error(F&& f) {
+  try {
+    f();
+  } catch (const BindingError& e) {
+    return {e.field, e.what()};
+  }
+  return {"", ""};
+}
+
+inline const NumaNode& numa(const NodeTopology& t, int os_index) {
+  for (const auto& n : t.numa)
+    if (n.os_index == os_index) return n;
+  FAIL("no NUMA node " << os_index);
+  return t.numa.front();
+}
+
+}  // namespace bert::binding::test

@@ -1,0 +1,93 @@
+// How `bind` finds its rank: environment order and plan.json lookup errors.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "binding/bind_plan.h"
+#include "fixtures.h"
+
+using namespace bert::binding;
+using namespace bert::binding::test;
+
+namespace {
+
+std::map<std::string, std::string> g_env;
+std::optional<std::string> fake_env(const char* name) {
+  auto it = g_env.find(name);
+  if (it == g_env.end()) return std::nullopt;
+  return it->second;
+}
+
+const char* kPlan = R"({"nodes": [
+  {"hostname": "n0", "ranks": [
+    {"global_rank": 0, "node_index": 0, "local_rank": 0, "binding": {"local_rank": 0, "gpu": 0, "gpu_busid": "0000:07:00.0", "numa_node": 3, "cpus": "48-55,176-183", "mems": "3"}, "env": {"RANK": "0"}},
+    {"global_rank": 1, "node_index": 0, "local_rank": 1, "binding": {"local_rank": 1, "gpu": 1, "gpu_busid": "0000:0f:00.0", "numa_node": 3, "cpus": "56-63,184-191", "mems": "3"}, "env": {"RANK": "1"}}]},
+  {"hostname": "n1", "ranks": [
+    {"global_rank": 2, "node_index": 1, "local_rank": 0, "binding": {"local_rank": 0, "gpu": 0, "gpu_busid": "", "numa_node": 0, "cpus": "0", "mems": ""}}]}
+]})";
+
+std::string write(const std::string& name, const std::string& text) {
+  std::ofstream(name) << text;
+  return name;
+}
+
+}  // namespace
+
+TEST_CASE("local rank and node come from the launcher environment in bindpcie's order") {
+  g_env = {{"SLURM_LOCALID", "3"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "5"}, {"SLURM_NODEID", "2"}};
+  RankIdentity who = rank_identity(-1, -1, fake_env);
+  CHECK(who.local_rank == 3);
+  CHECK(who.local_from == "SLURM_LOCALID");
+  CHECK(who.node_index == 2);
+  g_env.emplace("LOCAL_RANK", "1");
+  g_env.emplace("NODE_RANK", "0");
+  who = rank_identity(-1, -1, fake_env);
+  CHECK(who.local_rank == 1);
+  CHECK(who.node_index == 0);
+  CHECK(rank_identity(4, 6, fake_env).local_rank == 6);
+  g_env = {{"OMPI_COMM_WORLD_LOCAL_RANK", "7"}};
+  who = rank_identity(-1, -1, fake_env);
+  CHECK(who.local_rank == 7);
+  CHECK(who.node_index == 0);
+  CHECK(who.node_from == "default");
+
+  g_env = {};
+  auto [f, m] = binding_error([] { rank_identity(-1, -1, fake_env); });
+  CHECK(f == "bind");
+  CHECK(m.find("cannot tell the local rank") == 0);
+  g_env = {{"LOCAL_RANK", "two"}};
+  CHECK(binding_error([] { rank_identity(-1, -1, fake_env); }).second ==
+        "LOCAL_RANK='two' is not a non-negative integer");
+}
+
+TEST_CASE("reading a rank from plan.json") {
+  std::string plan = write("binding_test_plan.json", kPlan);
+  PlannedRank r = read_planned_rank(plan, RankIdentity{0, 1, "NODE_RANK", "LOCAL_RANK"});
+  CHECK(r.hostname == "n0");
+  CHECK(r.global_rank == 1);
+  CHECK(r.binding.cpus == "56-63,184-191");
+  CHECK(r.env.at("RANK") == "1");
+  PlannedRank r2 = read_planned_rank(plan, RankIdentity{1, 0, "SLURM_NODEID", "SLURM_LOCALID"});
+  CHECK(r2.global_rank == 2);
+  CHECK(r2.env.empty());
+
+  auto [f, m] = binding_error([&] { read_planned_rank(plan, RankIdentity{0, 5, "default", "LOCAL_RANK"}); });
+  CHECK(f == "plan");
+  CHECK(m == "binding_test_plan.json: nodes[0].ranks has no local rank 5 (from LOCAL_RANK)");
+  CHECK(binding_error([&] { read_planned_rank(plan, RankIdentity{2, 0, "SLURM_NODEID", "x"}); }).second ==
+        "binding_test_plan.json: node index 2 (from SLURM_NODEID) but the plan has 2 node(s)");
+  std::remove(plan.c_str());
+
+  std::string bad = write("binding_test_bad_plan.json", R"({"nodes": [{"ranks": [{"local_rank": 0, "global_rank": 0, "binding": {"cpus": "1"}}]}]})");
+  auto [bf, bm] = binding_error([&] { read_planned_rank(bad, RankIdentity{}); });
+  CHECK(bf == "plan");
+  CHECK(bm.find("binding_test_bad_plan.json: nodes[0].ranks[local_rank=0]:") == 0);
+  CHECK(bm.find("local_rank") != std::string::npos);
+  write(bad, "{not json");
+  CHECK(binding_error([&] { read_planned_rank(bad, RankIdentity{}); }).second.find("not valid JSON") != std::string::npos);
+  std::remove(bad.c_str());
+  CHECK(binding_error([&] { read_planned_rank("/nonexistent/plan.json", RankIdentity{}); }).second ==
+        "/nonexistent/plan.json: cannot open the plan file");
+}
