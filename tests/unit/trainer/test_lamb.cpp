@@ -1,0 +1,72 @@
+// LAMB against the numpy float64 reference step of tests/reference/lamb_step.h5 (to 1e-6 relative).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "tests/unit/trainer/h5_fixture.h"
+#include "trainer/optim/lamb.h"
+
+using namespace bert;
+
+TEST_CASE("LAMB step with global-norm clipping matches the reference formula") {
+  test::H5File f(test::reference_path("lamb_step.h5"));
+  test::H5File w(test::reference_path("bert_tiny_padded.h5"));
+  const model::ParamLayout layout = model::make_param_layout(test::fixture_config(w));
+  std::vector<float> p = test::fixture_flat(f, layout, "/param");
+  const std::vector<float> g = test::fixture_flat(f, layout, "/grad");
+
+  optim::LambHyper h;
+  h.beta1 = f.attr<double>("/", "beta1");
+  h.beta2 = f.attr<double>("/", "beta2");
+  h.eps = f.attr<double>("/", "eps");
+  h.weight_decay = f.attr<double>("/", "weight_decay");
+  optim::Lamb lamb(layout, h);
+  lamb.m() = test::fixture_flat(f, layout, "/m");
+  lamb.v() = test::fixture_flat(f, layout, "/v");
+  lamb.set_state(f.attr<int64_t>("/", "step") - 1);
+
+  const double norm = optim::global_grad_norm(layout, g.data());
+  CHECK(norm == doctest::Approx(f.attr<double>("/", "grad_norm")).epsilon(1e-6));
+  CHECK(norm > 1.0);  // clipping is active
+  lamb.step(p.data(), g.data(), f.attr<double>("/", "lr"), optim::clip_factor(norm));
+  CHECK(lamb.steps_done() == f.attr<int64_t>("/", "step"));
+
+  for (const auto& t : layout.tensors) {
+    for (const char* what : {"param_after", "m_after", "v_after"}) {
+      const auto ref = f.read<double>(std::string("/") + what + "/" + t.name);
+      const std::vector<float>& ours = std::string(what) == "param_after" ? p
+                                       : std::string(what) == "m_after"   ? lamb.m()
+                                                                          : lamb.v();
+      // Relative to the tensor's scale: single elements may cancel to ~0 (w - lr·r·u), where an
+      // element-wise relative error only measures the fp32 rounding of the inputs.
+      double err2 = 0, ref2 = 0, worst_abs = 0, ref_max = 0;
+      for (size_t i = 0; i < t.size; ++i) {
+        const double r = ref[i], o = ours[t.offset + i];
+        err2 += (o - r) * (o - r);
+        ref2 += r * r;
+        worst_abs = std::max(worst_abs, std::fabs(o - r));
+        ref_max = std::max(ref_max, std::fabs(r));
+      }
+      INFO(std::string(what) << " of " << t.name << ": relative error " << std::sqrt(err2 / ref2)
+                             << ", worst element " << worst_abs / ref_max);
+      CHECK(std::sqrt(err2 / ref2) < 1e-6);
+      CHECK(worst_abs <= 1e-6 * ref_max);
+    }
+  }
+}
+
+TEST_CASE("LAMB exclusions follow the reference regexes") {
+  const model::ParamLayout l = model::make_param_layout(model::bert_config_for_size("tiny"));
+  CHECK(l.find("bert/encoder/layer_0/attention/output/LayerNorm/gamma")->no_decay);
+  CHECK(l.find("bert/encoder/layer_1/intermediate/dense/bias")->no_decay);
+  CHECK(l.find("cls/predictions/output_bias")->no_decay);
+  CHECK(l.find("cls/seq_relationship/output_bias")->no_decay);
+  CHECK_FALSE(l.find("bert/embeddings/word_embeddings")->no_decay);
+  CHECK_FALSE(l.find("cls/seq_relationship/output_weights")->no_decay);
+  CHECK_FALSE(l.find("bert/pooler/dense/kernel")->no_decay);
+}
+
+TEST_CASE("clip factor") {
+  CHECK(optim::clip_factor(0.5) == 1.0);
+  CHECK(optim::clip_factor(4.0) == doctest::Approx(0.25));
+}

@@ -1,0 +1,33 @@
+// Multi-head self-attention core over variable-length sequences (block-diagonal: a token attends only
+// to the tokens of its own sequence, which covers both padded and packed batches).
+// Q, K, V, ctx are [T, hidden] in the compact token layout; sequence s is rows [start[s], start[s+1]).
+// Attention-probability dropout uses the RNG element index of dropout_rng.h.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "trainer/model/dropout_rng.h"
+
+namespace bert::cpu {
+
+struct AttentionShape {
+  int heads = 0, head_dim = 0;
+  int seq_len = 0;                      // the Batch's seq_len (for the dropout element index)
+  const int32_t* start = nullptr;       // num_seqs + 1 compact offsets
+  const int32_t* first_flat = nullptr;  // flat Batch index of each sequence's first token
+  int num_seqs = 0;
+  // Offsets of each sequence's heads·L·L probability block (num_seqs + 1), see attention_prob_offsets.
+  const int64_t* prob_offset = nullptr;
+};
+
+std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, int heads);
+
+// probs: softmax(QKᵀ/√d) before dropout; keep: the dropout mask (both saved for backward).
+void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v, float* probs,
+                       uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p);
+// dq, dk, dv overwritten.
+void attention_backward(const AttentionShape& s, const float* q, const float* k, const float* v,
+                        const float* probs, const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv,
+                        float p);
+
+}  // namespace bert::cpu

@@ -1,0 +1,307 @@
+#include "trainer/cpu/bert_cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "trainer/cpu/attention.h"
+#include "trainer/cpu/cross_entropy.h"
+#include "trainer/cpu/dropout.h"
+#include "trainer/cpu/embedding.h"
+#include "trainer/cpu/gelu.h"
+#include "trainer/cpu/gemm.h"
+#include "trainer/cpu/layernorm.h"
+#include "trainer/cpu/linear.h"
+
+namespace bert::cpu {
+
+using Vec = std::vector<float>;
+using Keep = std::vector<uint8_t>;
+
+namespace {
+
+struct LayerActs {
+  Vec q, k, v, probs, ctx, res1, mean1, rstd1, h1, inter, act, res2, mean2, rstd2, h2;
+  Keep pkeep, akeep, okeep;
+};
+
+template <class V>
+void fit(V& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+}  // namespace
+
+struct BertCpu::State {
+  // compact token layout
+  int T = 0, S = 0, M = 0, seq_len = 0;
+  std::vector<int32_t> ids, pos, tok_flat, start, first_flat, mlm_row, mlm_label, nsp_label;
+  std::vector<int8_t> seg;
+  std::vector<int64_t> prob_off;
+  bool dropout = false;
+  DropoutContext dctx;
+  // activations
+  Vec emb, emb_mean, emb_rstd, emb_ln, x0;
+  Keep emb_keep;
+  std::vector<LayerActs> layers;
+  Vec mlm_in, mlm_pre, mlm_act, mlm_mean, mlm_rstd, mlm_t, logits;
+  Vec cls_in, pooled, nsp_logits;
+  // backward scratch
+  Vec dx, dtmp, dtmp2, dq, dk, dv, dctx_buf, dinter, dact;
+};
+
+BertCpu::BertCpu(const model::ParamLayout& layout) : layout_(layout), st_(new State) {
+  st_->layers.resize(static_cast<size_t>(layout.config.layers));
+}
+BertCpu::~BertCpu() { delete st_; }
+
+const std::vector<float>& BertCpu::mlm_logits() const { return st_->logits; }
+const std::vector<float>& BertCpu::nsp_logits() const { return st_->nsp_logits; }
+
+namespace {
+
+void prepare_tokens(const data::Batch& b, const model::BertConfig& c, BertCpu* /*unused*/, auto& st) {
+  const int n_flat = b.rows * b.seq_len;
+  auto bad = [](const std::string& m) { throw BatchError("batch: " + m); };
+  if (static_cast<int>(b.seq_first_token.size()) != b.num_sequences ||
+      static_cast<int>(b.seq_lengths.size()) != b.num_sequences ||
+      static_cast<int>(b.nsp_labels.size()) != b.num_sequences)
+    bad("sequence arrays do not match num_sequences");
+  if (static_cast<int>(b.input_ids.size()) != n_flat || static_cast<int>(b.segment_ids.size()) != n_flat)
+    bad("token arrays do not match rows*seq_len");
+  if (b.seq_len > c.max_position)
+    bad("seq_len " + std::to_string(b.seq_len) + " exceeds max_position_embeddings " + std::to_string(c.max_position));
+  st.seq_len = b.seq_len;
+  st.S = b.num_sequences;
+  st.ids.clear(), st.pos.clear(), st.seg.clear(), st.tok_flat.clear(), st.start.clear(), st.first_flat.clear();
+  std::vector<int32_t> flat_to_compact(static_cast<size_t>(n_flat), -1);
+  for (int s = 0; s < st.S; ++s) {
+    const int f = b.seq_first_token[s], len = b.seq_lengths[s];
+    if (len <= 0 || f < 0 || f + len > n_flat) bad("sequence " + std::to_string(s) + " out of range");
+    st.start.push_back(static_cast<int32_t>(st.ids.size()));
+    st.first_flat.push_back(f);
+    for (int i = 0; i < len; ++i) {
+      const int fl = f + i;
+      const int id = b.input_ids[fl];
+      const int p = b.position_ids.empty() ? i : b.position_ids[fl];
+      const int sg = b.segment_ids[fl];
+      if (id < 0 || id >= c.vocab_size)
+        bad("token id " + std::to_string(id) + " outside the vocabulary (" + std::to_string(c.vocab_size) + ")");
+      if (p < 0 || p >= c.max_position) bad("position " + std::to_string(p) + " out of range");
+      if (sg < 0 || sg >= c.type_vocab) bad("segment id " + std::to_string(sg) + " out of range");
+      flat_to_compact[fl] = static_cast<int32_t>(st.ids.size());
+      st.ids.push_back(id);
+      st.pos.push_back(p);
+      st.seg.push_back(static_cast<int8_t>(sg));
+      st.tok_flat.push_back(fl);
+    }
+  }
+  st.T = static_cast<int>(st.ids.size());
+  st.start.push_back(st.T);
+  st.nsp_label.assign(b.nsp_labels.begin(), b.nsp_labels.end());
+  for (int l : st.nsp_label)
+    if (l != 0 && l != 1) bad("next_sentence_label must be 0 or 1");
+  st.M = b.num_masked();
+  st.mlm_row.resize(static_cast<size_t>(st.M));
+  st.mlm_label.resize(static_cast<size_t>(st.M));
+  for (int m = 0; m < st.M; ++m) {
+    const int fl = b.mlm_token_index[m];
+    if (fl < 0 || fl >= n_flat || flat_to_compact[fl] < 0) bad("masked position outside the real tokens");
+    st.mlm_row[m] = flat_to_compact[fl];
+    const int lab = b.mlm_label_ids[m];
+    if (lab < 0 || lab >= c.vocab_size) bad("masked label " + std::to_string(lab) + " outside the vocabulary");
+    st.mlm_label[m] = lab;
+  }
+  st.prob_off = attention_prob_offsets(st.start.data(), st.S, c.heads);
+}
+
+}  // namespace
+
+StepStats BertCpu::forward(const data::Batch& b, const float* P, const DropoutContext& d) {
+  const model::BertConfig& c = layout_.config;
+  State& st = *st_;
+  prepare_tokens(b, c, this, st);
+  const int T = st.T, H = c.hidden, I = c.intermediate, S = st.S, M = st.M;
+  const size_t TH = static_cast<size_t>(T) * H, TI = static_cast<size_t>(T) * I;
+  st.dropout = d.enabled;
+  st.dctx = d;
+  const float ph = d.enabled ? c.hidden_dropout : 0.0f, pa = d.enabled ? c.attention_dropout : 0.0f;
+  auto stream = [&](int layer, int site) {
+    return model::DropoutStream{d.seed, d.rank, d.micro_step, model::dropout_stream_id(layer, site)};
+  };
+
+  fit(st.emb, TH), fit(st.emb_ln, TH), fit(st.x0, TH), fit(st.emb_keep, TH);
+  fit(st.emb_mean, T), fit(st.emb_rstd, T);
+  embedding_forward(st.ids.data(), st.pos.data(), st.seg.data(), P + layout_.word_emb, P + layout_.pos_emb,
+                    P + layout_.type_emb, st.emb.data(), T, H);
+  layernorm_forward(st.emb.data(), P + layout_.emb_ln_g, P + layout_.emb_ln_b, st.emb_ln.data(), st.emb_mean.data(),
+                    st.emb_rstd.data(), T, H);
+  dropout_forward(st.emb_ln.data(), st.x0.data(), st.emb_keep.data(), st.tok_flat.data(), T, H, stream(-1, 0), ph);
+
+  AttentionShape ash{c.heads, c.head_dim(), st.seq_len, st.start.data(), st.first_flat.data(), S, st.prob_off.data()};
+  const float* x = st.x0.data();
+  for (int l = 0; l < c.layers; ++l) {
+    const model::LayerOffsets& o = layout_.layer[l];
+    LayerActs& a = st.layers[l];
+    for (Vec* v : {&a.q, &a.k, &a.v, &a.ctx, &a.res1, &a.h1, &a.res2, &a.h2}) fit(*v, TH);
+    for (Vec* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, T);
+    fit(a.inter, TI), fit(a.act, TI), fit(a.akeep, TH), fit(a.okeep, TH);
+    fit(a.probs, st.prob_off[S]), fit(a.pkeep, st.prob_off[S]);
+    fit(st.dtmp, TH);
+
+    linear_forward(x, P + o.q_w, P + o.q_b, a.q.data(), T, H, H);
+    linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
+    linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
+    attention_forward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), a.ctx.data(),
+                      stream(l, 0), pa);
+    linear_forward(a.ctx.data(), P + o.ao_w, P + o.ao_b, st.dtmp.data(), T, H, H);
+    dropout_forward(st.dtmp.data(), a.res1.data(), a.akeep.data(), st.tok_flat.data(), T, H, stream(l, 1), ph);
+    for (size_t i = 0; i < TH; ++i) a.res1[i] += x[i];
+    layernorm_forward(a.res1.data(), P + o.ao_ln_g, P + o.ao_ln_b, a.h1.data(), a.mean1.data(), a.rstd1.data(), T, H);
+    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.data(), T, H, I);
+    gelu_forward(a.inter.data(), a.act.data(), TI);
+    linear_forward(a.act.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), T, I, H);
+    dropout_forward(st.dtmp.data(), a.res2.data(), a.okeep.data(), st.tok_flat.data(), T, H, stream(l, 2), ph);
+    for (size_t i = 0; i < TH; ++i) a.res2[i] += a.h1[i];
+    layernorm_forward(a.res2.data(), P + o.o_ln_g, P + o.o_ln_b, a.h2.data(), a.mean2.data(), a.rstd2.data(), T, H);
+    x = a.h2.data();
+  }
+
+  StepStats stats;
+  stats.sequences = S;
+  stats.masked = M;
+  // MLM head on the masked rows.
+  const int V = c.vocab_size;
+  const size_t MH = static_cast<size_t>(M) * H;
+  for (Vec* v : {&st.mlm_in, &st.mlm_pre, &st.mlm_act, &st.mlm_t}) fit(*v, MH);
+  fit(st.mlm_mean, M), fit(st.mlm_rstd, M);
+  st.logits.resize(static_cast<size_t>(M) * V);
+  for (int m = 0; m < M; ++m)
+    std::memcpy(st.mlm_in.data() + static_cast<size_t>(m) * H, x + static_cast<size_t>(st.mlm_row[m]) * H,
+                sizeof(float) * H);
+  linear_forward(st.mlm_in.data(), P + layout_.mlm_w, P + layout_.mlm_b, st.mlm_pre.data(), M, H, H);
+  gelu_forward(st.mlm_pre.data(), st.mlm_act.data(), MH);
+  layernorm_forward(st.mlm_act.data(), P + layout_.mlm_ln_g, P + layout_.mlm_ln_b, st.mlm_t.data(),
+                    st.mlm_mean.data(), st.mlm_rstd.data(), M, H);
+  for (int m = 0; m < M; ++m)
+    std::memcpy(st.logits.data() + static_cast<size_t>(m) * V, P + layout_.mlm_out_bias, sizeof(float) * V);
+  gemm(false, true, M, V, H, 1.0f, st.mlm_t.data(), H, P + layout_.word_emb, H, 1.0f, st.logits.data(), V);
+  const CrossEntropyResult mlm = cross_entropy(st.logits.data(), st.mlm_label.data(), M, V, 0.0f, nullptr);
+  stats.mlm_loss = M > 0 ? mlm.loss_sum / M : 0.0;
+  stats.mlm_correct = mlm.correct;
+
+  // Pooler + NSP on each sequence's first token.
+  fit(st.cls_in, static_cast<size_t>(S) * H), fit(st.pooled, static_cast<size_t>(S) * H);
+  st.nsp_logits.resize(static_cast<size_t>(S) * 2);
+  for (int s = 0; s < S; ++s)
+    std::memcpy(st.cls_in.data() + static_cast<size_t>(s) * H, x + static_cast<size_t>(st.start[s]) * H,
+                sizeof(float) * H);
+  linear_forward(st.cls_in.data(), P + layout_.pool_w, P + layout_.pool_b, st.pooled.data(), S, H, H);
+  for (size_t i = 0; i < static_cast<size_t>(S) * H; ++i) st.pooled[i] = std::tanh(st.pooled[i]);
+  for (int s = 0; s < S; ++s) {
+    st.nsp_logits[2 * s] = P[layout_.nsp_b];
+    st.nsp_logits[2 * s + 1] = P[layout_.nsp_b + 1];
+  }
+  gemm(false, true, S, 2, H, 1.0f, st.pooled.data(), H, P + layout_.nsp_w, H, 1.0f, st.nsp_logits.data(), 2);
+  const CrossEntropyResult nsp = cross_entropy(st.nsp_logits.data(), st.nsp_label.data(), S, 2, 0.0f, nullptr);
+  stats.nsp_loss = S > 0 ? nsp.loss_sum / S : 0.0;
+  stats.nsp_correct = nsp.correct;
+  stats.loss = stats.mlm_loss + stats.nsp_loss;
+  return stats;
+}
+
+void BertCpu::backward(const float* P, float* G, float grad_scale) {
+  const model::BertConfig& c = layout_.config;
+  State& st = *st_;
+  const int T = st.T, H = c.hidden, I = c.intermediate, S = st.S, M = st.M, V = c.vocab_size;
+  const size_t TH = static_cast<size_t>(T) * H, TI = static_cast<size_t>(T) * I;
+  const float ph = st.dropout ? c.hidden_dropout : 0.0f, pa = st.dropout ? c.attention_dropout : 0.0f;
+  for (Vec* v : {&st.dx, &st.dtmp, &st.dtmp2, &st.dq, &st.dk, &st.dv, &st.dctx_buf}) fit(*v, TH);
+  fit(st.dinter, TI), fit(st.dact, TI);
+  std::fill(st.dx.begin(), st.dx.begin() + static_cast<std::ptrdiff_t>(TH), 0.0f);
+  const size_t MH = static_cast<size_t>(M) * H;
+
+  // MLM head.
+  if (M > 0) {
+    float* dlogits = st.logits.data();
+    cross_entropy(st.logits.data(), st.mlm_label.data(), M, V, grad_scale / static_cast<float>(M), dlogits);
+    Vec dt(MH), dact(MH), dpre(MH), din(MH);
+    gemm(false, false, M, H, V, 1.0f, dlogits, V, P + layout_.word_emb, H, 0.0f, dt.data(), H);
+    gemm(true, false, V, H, M, 1.0f, dlogits, V, st.mlm_t.data(), H, 1.0f, G + layout_.word_emb, H);
+    add_column_sums(dlogits, G + layout_.mlm_out_bias, M, V);
+    layernorm_backward(st.mlm_act.data(), P + layout_.mlm_ln_g, st.mlm_mean.data(), st.mlm_rstd.data(), dt.data(),
+                       dact.data(), G + layout_.mlm_ln_g, G + layout_.mlm_ln_b, M, H);
+    gelu_backward(st.mlm_pre.data(), dact.data(), dpre.data(), MH);
+    linear_backward(st.mlm_in.data(), P + layout_.mlm_w, dpre.data(), din.data(), G + layout_.mlm_w,
+                    G + layout_.mlm_b, M, H, H);
+    for (int m = 0; m < M; ++m) {
+      float* row = st.dx.data() + static_cast<size_t>(st.mlm_row[m]) * H;
+      const float* g = din.data() + static_cast<size_t>(m) * H;
+      for (int j = 0; j < H; ++j) row[j] += g[j];
+    }
+  }
+  // NSP head + pooler.
+  if (S > 0) {
+    Vec dlog(st.nsp_logits.begin(), st.nsp_logits.begin() + 2 * S);
+    cross_entropy(dlog.data(), st.nsp_label.data(), S, 2, grad_scale / static_cast<float>(S), dlog.data());
+    const size_t SH = static_cast<size_t>(S) * H;
+    Vec dpool(SH), din(SH);
+    gemm(true, false, 2, H, S, 1.0f, dlog.data(), 2, st.pooled.data(), H, 1.0f, G + layout_.nsp_w, H);
+    add_column_sums(dlog.data(), G + layout_.nsp_b, S, 2);
+    gemm(false, false, S, H, 2, 1.0f, dlog.data(), 2, P + layout_.nsp_w, H, 0.0f, dpool.data(), H);
+    for (size_t i = 0; i < SH; ++i) dpool[i] *= 1.0f - st.pooled[i] * st.pooled[i];
+    linear_backward(st.cls_in.data(), P + layout_.pool_w, dpool.data(), din.data(), G + layout_.pool_w,
+                    G + layout_.pool_b, S, H, H);
+    for (int s = 0; s < S; ++s) {
+      float* row = st.dx.data() + static_cast<size_t>(st.start[s]) * H;
+      const float* g = din.data() + static_cast<size_t>(s) * H;
+      for (int j = 0; j < H; ++j) row[j] += g[j];
+    }
+  }
+
+  AttentionShape ash{c.heads, c.head_dim(), st.seq_len, st.start.data(), st.first_flat.data(), S, st.prob_off.data()};
+  float* dx = st.dx.data();  // gradient wrt the current layer's output
+  for (int l = c.layers - 1; l >= 0; --l) {
+    const model::LayerOffsets& o = layout_.layer[l];
+    LayerActs& a = st.layers[l];
+    const float* x = l == 0 ? st.x0.data() : st.layers[l - 1].h2.data();
+    float* dres = st.dtmp.data();
+    float* dh1 = st.dtmp2.data();
+    // LN2 → residual (h1) + dropout → output dense → GELU → intermediate dense
+    layernorm_backward(a.res2.data(), P + o.o_ln_g, a.mean2.data(), a.rstd2.data(), dx, dres, G + o.o_ln_g,
+                       G + o.o_ln_b, T, H);
+    std::memcpy(dh1, dres, sizeof(float) * TH);
+    dropout_backward(dres, dres, a.okeep.data(), TH, ph);
+    linear_backward(a.act.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, T, I, H);
+    gelu_backward(a.inter.data(), st.dact.data(), st.dinter.data(), TI);
+    linear_backward(a.h1.data(), P + o.i_w, st.dinter.data(), dx, G + o.i_w, G + o.i_b, T, H, I);
+    for (size_t i = 0; i < TH; ++i) dh1[i] += dx[i];
+    // LN1 → residual (x) + dropout → attention output dense → attention → Q/K/V
+    layernorm_backward(a.res1.data(), P + o.ao_ln_g, a.mean1.data(), a.rstd1.data(), dh1, dres, G + o.ao_ln_g,
+                       G + o.ao_ln_b, T, H);
+    std::memcpy(dx, dres, sizeof(float) * TH);  // residual path into the layer input
+    dropout_backward(dres, dres, a.akeep.data(), TH, ph);
+    linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, T, H, H);
+    attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
+                       st.dq.data(), st.dk.data(), st.dv.data(), pa);
+    linear_backward(x, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, T, H, H);
+    for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
+    linear_backward(x, P + o.k_w, st.dk.data(), dh1, G + o.k_w, G + o.k_b, T, H, H);
+    for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
+    linear_backward(x, P + o.v_w, st.dv.data(), dh1, G + o.v_w, G + o.v_b, T, H, H);
+    for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
+  }
+  // Embeddings.
+  dropout_backward(dx, dx, st.emb_keep.data(), TH, ph);
+  layernorm_backward(st.emb.data(), P + layout_.emb_ln_g, st.emb_mean.data(), st.emb_rstd.data(), dx,
+                     st.dtmp.data(), G + layout_.emb_ln_g, G + layout_.emb_ln_b, T, H);
+  embedding_backward(st.ids.data(), st.pos.data(), st.seg.data(), st.dtmp.data(), G + layout_.word_emb,
+                     G + layout_.pos_emb, G + layout_.type_emb, T, H);
+}
+
+StepStats BertCpu::evaluate(const data::Batch& batch, const float* params) {
+  return forward(batch, params, DropoutContext{});
+}
+
+}  // namespace bert::cpu

@@ -1,0 +1,17 @@
+// Hidden-state dropout with the counter-based RNG of trainer/model/dropout_rng.h. Tokens are given by
+// their flat Batch index so the mask does not depend on how the backend lays tokens out.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "trainer/model/dropout_rng.h"
+
+namespace bert::cpu {
+
+// y = x·keep/(1-p); keep[t*n + c] saved for backward. p == 0: plain copy, keep all ones.
+void dropout_forward(const float* x, float* y, uint8_t* keep, const int32_t* token_flat, int t, int n,
+                     const model::DropoutStream& rng, float p);
+// dx = dy·keep/(1-p) (dx may alias dy).
+void dropout_backward(const float* dy, float* dx, const uint8_t* keep, size_t count, float p);
+
+}  // namespace bert::cpu

@@ -1,0 +1,11 @@
+// GELU, tanh form (TF reference and NVIDIA): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+#pragma once
+#include <cstddef>
+
+namespace bert::cpu {
+
+void gelu_forward(const float* x, float* y, size_t n);
+// dx = dy·gelu'(x) (overwrites).
+void gelu_backward(const float* x, const float* dy, float* dx, size_t n);
+
+}  // namespace bert::cpu

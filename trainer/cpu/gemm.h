@@ -1,0 +1,15 @@
+// Row-major single-precision GEMM: C = alpha·op(A)·op(B) + beta·C, op = transpose when ta/tb.
+// gemm() goes through OpenBLAS; gemm_ref() is the plain-loop reference kept for tests.
+#pragma once
+
+namespace bert::cpu {
+
+void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+          float beta, float* c, int ldc);
+void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+              int ldb, float beta, float* c, int ldc);
+
+// Threads OpenBLAS may use for one call (GEMMs run outside OpenMP regions).
+void set_blas_threads(int n);
+
+}  // namespace bert::cpu

@@ -1,0 +1,31 @@
+#include "trainer/cpu/linear.h"
+
+#include <cblas.h>
+
+#include <vector>
+
+#include "trainer/cpu/gemm.h"
+
+namespace bert::cpu {
+
+void linear_forward(const float* x, const float* w, const float* b, float* y, int t, int in, int out) {
+#pragma omp parallel for schedule(static)
+  for (int r = 0; r < t; ++r)
+    for (int j = 0; j < out; ++j) y[static_cast<size_t>(r) * out + j] = b[j];
+  gemm(false, false, t, out, in, 1.0f, x, in, w, out, 1.0f, y, out);
+}
+
+void add_column_sums(const float* dy, float* db, int t, int n) {
+  if (t == 0) return;
+  std::vector<float> ones(static_cast<size_t>(t), 1.0f);
+  cblas_sgemv(CblasRowMajor, CblasTrans, t, n, 1.0f, dy, n, ones.data(), 1, 1.0f, db, 1);
+}
+
+void linear_backward(const float* x, const float* w, const float* dy, float* dx, float* dw, float* db, int t,
+                     int in, int out) {
+  if (dx) gemm(false, true, t, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
+  gemm(true, false, in, out, t, 1.0f, x, in, dy, out, 1.0f, dw, out);
+  add_column_sums(dy, db, t, out);
+}
+
+}  // namespace bert::cpu

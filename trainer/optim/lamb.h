@@ -1,0 +1,45 @@
+// LAMB as the MLPerf reference (TF lamb_optimizer_v1; apex FusedLAMB is equivalent), over the flat
+// parameter layout. Per tensor, at step t (1 on the first update), with g already clipped:
+//   m ← β1·m + (1−β1)·g;  v ← β2·v + (1−β2)·g²
+//   u = (m/(1−β1^t)) / (√(v/(1−β2^t)) + ε) + wd·w        (wd term only for decayed tensors)
+//   r = ‖w‖/‖u‖ if both > 0 else 1                          (r = 1 for excluded tensors)
+//   w ← w − lr·r·u
+// Excluded (no decay, no trust ratio): names containing LayerNorm, layer_norm or bias.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "trainer/model/params.h"
+
+namespace bert::optim {
+
+struct LambHyper {
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-6, weight_decay = 0.01;
+};
+
+// ‖g‖₂ over every tensor of the layout (alignment gaps are zero anyway), in double.
+double global_grad_norm(const model::ParamLayout& layout, const float* grads);
+// Reference clipping factor: 1 / max(norm / max_norm, 1).
+inline double clip_factor(double norm, double max_norm = 1.0) { return norm > max_norm ? max_norm / norm : 1.0; }
+
+class Lamb {
+ public:
+  Lamb(const model::ParamLayout& layout, LambHyper hyper);
+
+  // One update with learning rate `lr`; each gradient is multiplied by `grad_factor` first
+  // (the clipping factor). Increments the step counter.
+  void step(float* params, const float* grads, double lr, double grad_factor);
+
+  int64_t steps_done() const { return t_; }
+  void set_state(int64_t steps_done) { t_ = steps_done; }  // tests and restarts
+  std::vector<float>& m() { return m_; }
+  std::vector<float>& v() { return v_; }
+
+ private:
+  const model::ParamLayout& layout_;
+  LambHyper h_;
+  std::vector<float> m_, v_, u_;
+  int64_t t_ = 0;
+};
+
+}  // namespace bert::optim
