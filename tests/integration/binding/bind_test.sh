@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Integration test of `bind` on this machine. Usage: bind_test.sh BIND MAKE_LIVE_PLAN
+set -uo pipefail
+BIND=$1
+MAKE_PLAN=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+expect_eq() { [ "$2" == "$3" ] || fail "$1: expected [$3], got [$2]"; }
+
+allowed=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)
+# the highest CPU we may use (this box: 1 of 0-1), and one just past it that we may not
+last=$(echo "$allowed" | tr ',' '\n' | tail -1 | awk -F- '{print $NF}')
+outside=$((last + 1))
+echo "allowed CPUs: $allowed; binding to CPU $last; refusing CPU $outside"
+
+# 1. bind really restricts the CPUs (and the memory policy) of the command it execs
+"$MAKE_PLAN" --out "$WORK/plan.json" --cpu map --cpu-map "$last" --mem node --unit numa || fail "make plan"
+got=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/plan.json" -- grep Cpus_allowed_list /proc/self/status)
+expect_eq "Cpus_allowed_list under bind" "$got" "$(printf 'Cpus_allowed_list:\t%s' "$last")"
+got=$(SLURM_LOCALID=0 "$BIND" --plan "$WORK/plan.json" -- sh -c 'echo "$BERT_BOUND_CPUS|$BERT_BOUND_MEMS|$RANK"')
+expect_eq "env for the child" "$got" "$last|0|0"
+if command -v numactl > /dev/null; then
+  got=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/plan.json" -- numactl --show | grep -E '^(policy|membind|physcpubind):' | tr -s ' ' | sed 's/ $//')
+  expect_eq "numactl --show under bind" "$got" "$(printf 'policy: bind\nphyscpubind: %s\nmembind: 0' "$last")"
+fi
+
+# 2. exclusive on the live topology gives the rank every allowed CPU of its NUMA node
+"$MAKE_PLAN" --out "$WORK/excl.json" --cpu node --mem node --unit numa || fail "make exclusive plan"
+got=$(OMPI_COMM_WORLD_LOCAL_RANK=0 "$BIND" --plan "$WORK/excl.json" -- grep Cpus_allowed_list /proc/self/status | cut -f2)
+expect_eq "node policy" "$got" "$allowed"
+
+# 3. --print says what it would do and runs nothing
+got=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/plan.json" --print -- touch "$WORK/should-not-exist")
+expected="bind: node 0 (localhost), local rank 0 (LOCAL_RANK), global rank 0
+  gpu:  none
+  cpus: $last
+  mems: 0
+  exec: touch $WORK/should-not-exist"
+expect_eq "--print" "$got" "$expected"
+[ -e "$WORK/should-not-exist" ] && fail "--print executed the command"
+
+# 4. a CPU outside the allowed set: exit 2, numactl-like message, command not run
+sed "s/\"cpus\": \"$last\"/\"cpus\": \"$outside\"/" "$WORK/plan.json" > "$WORK/bad.json"
+grep -q "\"cpus\": \"$outside\"" "$WORK/bad.json" || fail "could not build the bad plan"
+err=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/bad.json" -- touch "$WORK/ran" 2>&1)
+rc=$?
+expect_eq "exit code for CPU outside the allowed set" "$rc" 2
+expect_eq "message" "$err" "bind: <$outside> is invalid: cpu argument $outside is out of range (allowed: $allowed)"
+[ -e "$WORK/ran" ] && fail "command ran despite the refused binding"
+
+# 5. the planner itself refuses a map naming a CPU outside the allowed set
+err=$("$MAKE_PLAN" --out "$WORK/x.json" --cpu map --cpu-map "$outside" 2>&1)
+rc=$?
+expect_eq "planner exit code" "$rc" 2
+expect_eq "planner message" "$err" "binding.cpu_map: local rank 0: <$outside> is invalid: cpu argument $outside is out of range (allowed: $allowed)"
+
+# 6. other user errors: one message, exit 2
+check_error() {  # name expected-message command...
+  local name=$1 want=$2
+  shift 2
+  local out
+  out=$("$@" 2>&1)
+  local rc=$?
+  expect_eq "$name: exit code" "$rc" 2
+  expect_eq "$name: message" "$out" "$want"
+}
+check_error "no local rank" "bind: cannot tell the local rank: none of LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK is set (or pass --local-rank)" \
+  env -u LOCAL_RANK -u SLURM_LOCALID -u OMPI_COMM_WORLD_LOCAL_RANK "$BIND" --plan "$WORK/plan.json" -- true
+check_error "missing plan" "bind: $WORK/nope.json: cannot open the plan file" "$BIND" --local-rank 0 --plan "$WORK/nope.json" -- true
+check_error "rank not in plan" "bind: $WORK/plan.json: nodes[0].ranks has no local rank 3 (from LOCAL_RANK)" \
+  env LOCAL_RANK=3 "$BIND" --plan "$WORK/plan.json" -- true
+check_error "no command" "bind: no command given after --" "$BIND" --local-rank 0 --plan "$WORK/plan.json"
+check_error "command not found" "bind: cannot execute '$WORK/no-such-cmd': No such file or directory" \
+  "$BIND" --local-rank 0 --plan "$WORK/plan.json" -- "$WORK/no-such-cmd"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all bind integration checks passed"
