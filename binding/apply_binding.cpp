@@ -55,7 +55,7 @@ void bind_mems(const HwlocTopology& topo, const std::string& text) {
 
 void apply_binding(const RankBinding& b) {
   if (b.cpus.empty() && b.mems.empty()) return;
-  HwlocTopology topo = HwlocTopology::load(TopologySource{});
+  HwlocTopology topo = HwlocTopology::load(TopologySource{}, /*with_io=*/false);
   if (!topo.is_this_system()) throw BindingError("bind", "hwloc did not load this system's topology; nothing bound");
   if (!b.cpus.empty()) bind_cpus(topo, b.cpus);
   if (!b.mems.empty()) bind_mems(topo, b.mems);

@@ -12,6 +12,7 @@
 
 #include "binding/bind_plan.h"
 #include "binding/binding.h"
+#include "binding/binding_json.h"
 
 namespace {
 
@@ -63,9 +64,12 @@ int main(int argc, char** argv) {
   CLI::App app{"Applies one rank's CPU/memory binding from a harness plan.json, then execs CMD.\n"
                "usage: bind --plan plan.json [--print] -- CMD..."};
   std::string plan_path;
-  bool print_only = false;
+  bool print_only = false, show_topology = false;
   int local_rank = -1, node = -1;
-  app.add_option("--plan", plan_path, "plan.json written by the harness")->required();
+  auto* plan_opt = app.add_option("--plan", plan_path, "plan.json written by the harness");
+  app.add_flag("--show-topology", show_topology,
+               "print this node's topology as the harness sees it (JSON: NUMA nodes, GPUs, allowed CPUs) and exit")
+      ->excludes(plan_opt);
   app.add_flag("--print", print_only, "print what would be done and exit");
   app.add_option("--local-rank", local_rank, "local rank (default: LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK)");
   app.add_option("--node", node, "node index (default: NODE_RANK, SLURM_NODEID, OMPI_COMM_WORLD_NODE_RANK, else 0)");
@@ -78,6 +82,11 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (show_topology) {
+      std::cout << ojson(load_topology(TopologySource{})).dump(2) << "\n";
+      return 0;
+    }
+    if (plan_path.empty()) return fail("--plan is required (or --show-topology)");
     RankIdentity who = rank_identity(node, local_rank);
     PlannedRank r = read_planned_rank(plan_path, who);
     if (print_only) {

@@ -23,7 +23,7 @@ void check_xml_file(const std::string& path) {
 
 }  // namespace
 
-HwlocTopology HwlocTopology::load(const TopologySource& src) {
+HwlocTopology HwlocTopology::load(const TopologySource& src, bool with_io) {
   hwloc_topology_t t = nullptr;
   if (hwloc_topology_init(&t) != 0) throw BindingError("topology", "hwloc_topology_init failed");
   HwlocTopology owner(t);
@@ -37,7 +37,7 @@ HwlocTopology HwlocTopology::load(const TopologySource& src) {
                          describe(src) + " is not a valid hwloc synthetic description (e.g. 'pack:2 numa:1 core:8 pu:2')");
   }
   // Without this hwloc 2.x drops every PCI/OS device and no GPU can be found.
-  hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (with_io) hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   if (hwloc_topology_load(t) != 0) {
     std::string field = src.kind == TopologyKind::Xml ? "topology.xml" : "topology";
     throw BindingError(field, describe(src) + " is not a valid hwloc topology (hwloc could not load it)");
