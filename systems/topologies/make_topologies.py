@@ -37,16 +37,19 @@ def gpus(buses, numas, model, device, **kw):
     return [gpu(b, n, model, device, **kw) for b, n in zip(buses, numas)]
 
 
+# HGX A100 baseboard as in DGX A100: GPU pairs on NUMA 3,1,7,5 (NPS4), NVSwitches, BMC VGA.
+HGX_A100_DEVICES = (
+    gpus(["07", "0f", "47", "4e", "87", "90", "b7", "bd"], [3, 3, 1, 1, 7, 7, 5, 5], "NVIDIA A100-SXM4-80GB", "20b2")
+    + nvswitches(["c4", "c5", "c6", "c7", "c8", "c9"], 5, "1af1")
+    + [pci("c2", 4, ASPEED, "2000", "0300")])
+
 # Each entry: synthetic CPU description, DMI product, PCI devices. Sources of the maps are in README.md.
 SYSTEMS = {
     # 2x EPYC 7742, NPS4: 8 NUMA nodes of 16 cores, SMT siblings at +128.
     "dgxa100.xml": dict(
         synthetic="pack:2 numa:4 l3:4 core:4 pu:2(indexes=core:pack)",
         product="DGXA100",
-        devices=gpus(["07", "0f", "47", "4e", "87", "90", "b7", "bd"], [3, 3, 1, 1, 7, 7, 5, 5],
-                     "NVIDIA A100-SXM4-80GB", "20b2")
-        + nvswitches(["c4", "c5", "c6", "c7", "c8", "c9"], 5, "1af1")
-        + [pci("c2", 4, ASPEED, "2000", "0300")]),
+        devices=HGX_A100_DEVICES),
     # 2x Xeon 8480C, 56 cores each, SNC off: NUMA0 0-55,112-167; NUMA1 56-111,168-223.
     "dgxh100.xml": dict(
         synthetic="pack:2 numa:1 l3:1 core:56 pu:2(indexes=core:pack)",
@@ -67,10 +70,7 @@ SYSTEMS = {
     "samsung_dgxa100.xml": dict(
         synthetic="pack:2 numa:4 l3:1 core:8 pu:2(indexes=core:pack)",
         product="DGXA100",
-        devices=gpus(["07", "0f", "47", "4e", "87", "90", "b7", "bd"], [3, 3, 1, 1, 7, 7, 5, 5],
-                     "NVIDIA A100-SXM4-80GB", "20b2")
-        + nvswitches(["c4", "c5", "c6", "c7", "c8", "c9"], 5, "1af1")
-        + [pci("c2", 4, ASPEED, "2000", "0300")]),
+        devices=HGX_A100_DEVICES),
     # Intel 2-socket CPU node: 2x 40 cores (Xeon 8380 class), SMT siblings at +80, no accelerator.
     "xeon_2s.xml": dict(
         synthetic="pack:2 numa:1 l3:1 core:40 pu:2(indexes=core:pack)",
