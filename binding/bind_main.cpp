@@ -44,7 +44,11 @@ void export_env(const PlannedRank& r) {
   for (const auto& [k, v] : r.env) setenv(k.c_str(), v.c_str(), 0);  // the launcher's values win
   setenv("BERT_BOUND_CPUS", r.binding.cpus.c_str(), 1);
   setenv("BERT_BOUND_MEMS", r.binding.mems.c_str(), 1);
-  if (r.binding.gpu >= 0) setenv("BERT_GPU", std::to_string(r.binding.gpu).c_str(), 1);
+  if (r.binding.gpu >= 0) {
+    setenv("BERT_GPU", std::to_string(r.binding.gpu).c_str(), 1);
+    // GPU indexes in the plan are PCI bus order; make CUDA's numbering agree unless the user chose.
+    setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
+  }
   if (!r.binding.gpu_busid.empty()) setenv("BERT_GPU_BUSID", r.binding.gpu_busid.c_str(), 1);
 }
 

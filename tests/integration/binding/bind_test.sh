@@ -21,6 +21,11 @@ got=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/plan.json" -- grep Cpus_allowed_list /p
 expect_eq "Cpus_allowed_list under bind" "$got" "$(printf 'Cpus_allowed_list:\t%s' "$last")"
 got=$(SLURM_LOCALID=0 "$BIND" --plan "$WORK/plan.json" -- sh -c 'echo "$BERT_BOUND_CPUS|$BERT_BOUND_MEMS|$RANK"')
 expect_eq "env for the child" "$got" "$last|0|0"
+sed 's/"gpu": -1/"gpu": 0/; s/"gpu_busid": ""/"gpu_busid": "0000:07:00.0"/' "$WORK/plan.json" > "$WORK/gpu.json"
+got=$(env -u CUDA_DEVICE_ORDER LOCAL_RANK=0 "$BIND" --plan "$WORK/gpu.json" -- sh -c 'echo "$BERT_GPU|$BERT_GPU_BUSID|$CUDA_DEVICE_ORDER"')
+expect_eq "GPU env for the child" "$got" "0|0000:07:00.0|PCI_BUS_ID"
+got=$(CUDA_DEVICE_ORDER=FASTEST_FIRST LOCAL_RANK=0 "$BIND" --plan "$WORK/gpu.json" -- sh -c 'echo "$CUDA_DEVICE_ORDER"')
+expect_eq "user's CUDA_DEVICE_ORDER kept" "$got" "FASTEST_FIRST"
 if command -v numactl > /dev/null; then
   got=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/plan.json" -- numactl --show | grep -E '^(policy|membind|physcpubind):' | tr -s ' ' | sed 's/ $//')
   expect_eq "numactl --show under bind" "$got" "$(printf 'policy: bind\nphyscpubind: %s\nmembind: 0' "$last")"
