@@ -1,0 +1,57 @@
+// Fused multi-head self-attention for head dim 64 and sequences of at most 512 tokens, variable
+// length: sequence s is the flat token range [cu_seqlens[s], cu_seqlens[s+1]) of the rows*seq_len
+// token array, and attends only within itself (block-diagonal for packs, padding excluded exactly).
+// Flash-style: scores never reach device memory; forward keeps the row logsumexp for backward.
+//   qkv  [tokens, 3 * heads * 64] bf16: columns Q | K | V, each laid out [head, 64] (fused QKV GEMM)
+//   out  [tokens, heads * 64] bf16 = softmax(Q K^T / 8) with dropout, times V; rows of tokens in no
+//        sequence are set to 0.
+// Dropout on the probabilities uses philox.h with element (q * heads + head) * seq_len + k
+// for flat query token q and key position k in the sequence; the normaliser uses undropped probabilities.
+// Pointers must be 32-byte aligned (tensor-core fragment loads).
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "trainer/cuda/philox.h"
+
+namespace bert::cuda {
+
+constexpr int kAttentionHeadDim = 64;
+constexpr int kAttentionMaxSeq = 512;
+
+struct AttentionShape {
+  int tokens = 0;         // rows * seq_len
+  int seq_len = 0;        // row length (<= 512)
+  int heads = 0;
+  int num_sequences = 0;
+  int max_seqlen = 0;     // bound on any sequence length (sizes the grid); <= seq_len
+};
+
+struct AttentionForwardArgs {
+  AttentionShape shape;
+  const __nv_bfloat16* qkv = nullptr;
+  const int32_t* cu_seqlens = nullptr;  // device, [num_sequences + 1]
+  DropoutSpec dropout;
+  __nv_bfloat16* out = nullptr;
+  float* lse = nullptr;                 // [heads, tokens] natural-log logsumexp of the scaled scores
+};
+void attention_forward(const AttentionForwardArgs& a, cudaStream_t stream);
+
+struct AttentionBackwardArgs {
+  AttentionShape shape;
+  const __nv_bfloat16* qkv = nullptr;
+  const __nv_bfloat16* out = nullptr;
+  const __nv_bfloat16* dout = nullptr;
+  const float* lse = nullptr;
+  const int32_t* cu_seqlens = nullptr;
+  DropoutSpec dropout;
+  __nv_bfloat16* dqkv = nullptr;        // [tokens, 3 * heads * 64], fully written (0 outside sequences)
+  float* scratch = nullptr;             // attention_backward_scratch_floats(shape)
+};
+size_t attention_backward_scratch_floats(const AttentionShape& s);
+void attention_backward(const AttentionBackwardArgs& a, cudaStream_t stream);
+
+}  // namespace bert::cuda

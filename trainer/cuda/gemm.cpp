@@ -1,0 +1,159 @@
+#include "trainer/cuda/gemm.h"
+
+#include <cstdint>
+#include <string>
+
+#include "trainer/cuda/check.h"
+
+namespace bert::cuda {
+
+// One cuBLASLt call in column-major terms: D[m, n] = alpha op(A) op(B) + beta C, C = D.
+struct Gemm::Call {
+  cublasOperation_t op_a = CUBLAS_OP_N, op_b = CUBLAS_OP_N;
+  int m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t lda = 0;
+  const void* b = nullptr;
+  int64_t ldb = 0;
+  void* d = nullptr;
+  int64_t ldd = 0;
+  cudaDataType_t d_type = CUDA_R_16BF;
+  float beta = 0.f;
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void* bias = nullptr;  // bias (input) or bias gradient (output)
+  void* aux = nullptr;
+  int64_t aux_ld = 0;
+};
+
+namespace {
+
+// RAII for the per-call descriptors.
+struct Descs {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  ~Descs() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (d) cublasLtMatrixLayoutDestroy(d);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (op) cublasLtMatmulDescDestroy(op);
+  }
+};
+
+template <typename T>
+void set_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const T& v) {
+  BERT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, attr, &v, sizeof(v)));
+}
+
+}  // namespace
+
+Gemm::Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
+  BERT_CUBLAS_CHECK(cublasLtCreate(&handle_));
+  if (workspace_bytes_) BERT_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
+}
+
+Gemm::~Gemm() {
+  if (workspace_) cudaFree(workspace_);
+  if (handle_) cublasLtDestroy(handle_);
+}
+
+void Gemm::run(const Call& c, cudaStream_t stream) {
+  if (c.m == 0 || c.n == 0) return;
+  Descs ds;
+  BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&ds.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSA, c.op_a);
+  set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSB, c.op_b);
+  set_attr(ds.op, CUBLASLT_MATMUL_DESC_EPILOGUE, c.epilogue);
+  if (c.bias) set_attr(ds.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
+  if (c.aux) {
+    set_attr(ds.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
+    set_attr(ds.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, c.aux_ld);
+  }
+  const bool ta = c.op_a != CUBLAS_OP_N, tb = c.op_b != CUBLAS_OP_N;
+  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.a, CUDA_R_16BF, ta ? c.k : c.m, ta ? c.m : c.k, c.lda));
+  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.b, CUDA_R_16BF, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb));
+  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.d, c.d_type, c.m, c.n, c.ldd));
+  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&ds.pref));
+  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                         &workspace_bytes_, sizeof(workspace_bytes_)));
+  cublasLtMatmulHeuristicResult_t heur{};
+  int found = 0;
+  BERT_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_, ds.op, ds.a, ds.b, ds.d, ds.d, ds.pref, 1, &heur, &found));
+  if (found == 0)
+    throw CudaError("cuBLASLt: no algorithm for m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+                    " k=" + std::to_string(c.k) + " epilogue=" + std::to_string(static_cast<int>(c.epilogue)));
+  const float alpha = 1.f;
+  BERT_CUBLAS_CHECK(cublasLtMatmul(handle_, ds.op, &alpha, c.a, ds.a, c.b, ds.b, &c.beta, c.d, ds.d, c.d, ds.d,
+                                   &heur.algo, workspace_, workspace_bytes_, stream));
+}
+
+void Gemm::forward(const __nv_bfloat16* x, const __nv_bfloat16* w, WeightLayout layout, const __nv_bfloat16* bias,
+                   __nv_bfloat16* y, int tokens, int in, int out, bool gelu, __nv_bfloat16* pre_act,
+                   cudaStream_t stream) {
+  // Y^T (out x T) = W_c (out x in) · X^T (in x T)
+  Call c;
+  c.m = out; c.n = tokens; c.k = in;
+  c.op_a = layout == WeightLayout::KernelInOut ? CUBLAS_OP_N : CUBLAS_OP_T;
+  c.a = w; c.lda = layout == WeightLayout::KernelInOut ? out : in;
+  c.b = x; c.ldb = in;
+  c.d = y; c.ldd = out;
+  c.bias = bias;
+  if (gelu) {
+    if (!bias || !pre_act) throw CudaError("Gemm::forward: GELU needs a bias and a pre-activation buffer");
+    c.epilogue = CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+    c.aux = pre_act;
+    c.aux_ld = out;
+  } else if (bias) {
+    c.epilogue = CUBLASLT_EPILOGUE_BIAS;
+  }
+  run(c, stream);
+}
+
+void Gemm::backward_data(const __nv_bfloat16* dy, const __nv_bfloat16* w, WeightLayout layout, __nv_bfloat16* dx,
+                         int tokens, int in, int out, const __nv_bfloat16* gelu_aux, float beta,
+                         cudaStream_t stream) {
+  // dX^T (in x T) = W_c^T (in x out) · dY^T (out x T)
+  if (gelu_aux && beta != 0.f) throw CudaError("Gemm::backward_data: the GELU epilogue cannot accumulate");
+  Call c;
+  c.m = in; c.n = tokens; c.k = out;
+  c.op_a = layout == WeightLayout::KernelInOut ? CUBLAS_OP_T : CUBLAS_OP_N;
+  c.a = w; c.lda = layout == WeightLayout::KernelInOut ? out : in;
+  c.b = dy; c.ldb = out;
+  c.d = dx; c.ldd = in;
+  c.beta = beta;
+  if (gelu_aux) {
+    c.epilogue = CUBLASLT_EPILOGUE_DGELU;
+    c.aux = const_cast<__nv_bfloat16*>(gelu_aux);
+    c.aux_ld = in;
+  }
+  run(c, stream);
+}
+
+void Gemm::backward_weight(const __nv_bfloat16* x, const __nv_bfloat16* dy, WeightLayout layout, float* dw,
+                           float* dbias, int tokens, int in, int out, float beta, cudaStream_t stream) {
+  Call c;
+  c.k = tokens;
+  c.d = dw;
+  c.d_type = CUDA_R_32F;
+  c.beta = beta;
+  c.bias = dbias;
+  if (layout == WeightLayout::KernelInOut) {
+    // dW (row-major [in, out]) = col-major (out x in) = dY^T (out x T) · X (T x in)
+    c.m = out; c.n = in;
+    c.a = dy; c.lda = out; c.op_a = CUBLAS_OP_N;
+    c.b = x; c.ldb = in; c.op_b = CUBLAS_OP_T;
+    c.ldd = out;
+    if (dbias) c.epilogue = CUBLASLT_EPILOGUE_BGRADA;
+  } else {
+    // dW (row-major [out, in]) = col-major (in x out) = X^T (in x T) · dY (T x out)
+    c.m = in; c.n = out;
+    c.a = x; c.lda = in; c.op_a = CUBLAS_OP_N;
+    c.b = dy; c.ldb = out; c.op_b = CUBLAS_OP_T;
+    c.ldd = in;
+    if (dbias) c.epilogue = CUBLASLT_EPILOGUE_BGRADB;
+  }
+  run(c, stream);
+}
+
+}  // namespace bert::cuda

@@ -1,0 +1,182 @@
+#include "trainer/cuda/check.h"
+#include "trainer/cuda/device_utils.cuh"
+#include "trainer/cuda/lamb.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bert::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+struct ChunkTable {
+  const int64_t* begin;
+  const int32_t* len;
+  const int32_t* tensor;
+};
+
+// Deterministic block sum (fixed tree); result valid in every thread.
+__device__ float block_sum(float v) {
+  __shared__ float warp_part[kThreads / 32];
+  __shared__ float result;
+  v = dev::warp_sum(v);
+  if ((threadIdx.x & 31) == 0) warp_part[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    float t = threadIdx.x < kThreads / 32 ? warp_part[threadIdx.x] : 0.f;
+    t = dev::warp_sum(t);
+    if (threadIdx.x == 0) result = t;
+  }
+  __syncthreads();
+  const float r = result;
+  __syncthreads();  // the shared slots may be reused by the next call
+  return r;
+}
+
+__host__ __device__ float schedule_lr(const LambHyper& h, int step) {
+  const int w = step - h.start_warmup_step;
+  if (h.warmup_steps > 0 && w < h.warmup_steps) return h.base_lr * static_cast<float>(w) / h.warmup_steps;
+  const float frac = static_cast<float>(step < h.total_steps ? step : h.total_steps) / h.total_steps;
+  return h.base_lr * (1.f - frac);
+}
+
+__global__ void grad_sumsq_kernel(ChunkTable ct, const float* g, float* chunk_gsq) {
+  const int c = blockIdx.x;
+  const float* p = g + ct.begin[c];
+  float s = 0.f;
+  for (int i = threadIdx.x; i < ct.len[c]; i += kThreads) s += p[i] * p[i];
+  s = block_sum(s);
+  if (threadIdx.x == 0) chunk_gsq[c] = s;
+}
+
+__global__ void global_norm_kernel(const float* chunk_gsq, int chunks, float max_norm, float* state_f) {
+  float s = 0.f;
+  for (int i = threadIdx.x; i < chunks; i += kThreads) s += chunk_gsq[i];
+  s = block_sum(s);
+  if (threadIdx.x == 0) {
+    const float norm = sqrtf(s);
+    state_f[1] = norm;
+    state_f[2] = (max_norm > 0.f && norm > max_norm) ? max_norm / norm : 1.f;
+  }
+}
+
+__global__ void moments_kernel(ChunkTable ct, const uint8_t* excluded, LambHyper h, const int32_t* step,
+                               const float* state_f, const float* w, float* g, float* m, float* v, float* chunk_wu) {
+  const int c = blockIdx.x;
+  const int64_t b = ct.begin[c];
+  const float clip = state_f[2];
+  const float t = static_cast<float>(*step + 1);
+  const float bc1 = 1.f - powf(h.beta1, t), bc2 = 1.f - powf(h.beta2, t);
+  const float wd = excluded[ct.tensor[c]] ? 0.f : h.weight_decay;
+  float sw = 0.f, su = 0.f;
+  for (int i = threadIdx.x; i < ct.len[c]; i += kThreads) {
+    const int64_t k = b + i;
+    const float gi = g[k] * clip;
+    const float mi = h.beta1 * m[k] + (1.f - h.beta1) * gi;
+    const float vi = h.beta2 * v[k] + (1.f - h.beta2) * gi * gi;
+    m[k] = mi;
+    v[k] = vi;
+    const float u = (mi / bc1) / (sqrtf(vi / bc2) + h.epsilon) + wd * w[k];
+    g[k] = u;
+    sw += w[k] * w[k];
+    su += u * u;
+  }
+  sw = block_sum(sw);
+  su = block_sum(su);
+  if (threadIdx.x == 0) {
+    chunk_wu[2 * c] = sw;
+    chunk_wu[2 * c + 1] = su;
+  }
+}
+
+__global__ void trust_ratio_kernel(const int32_t* first_chunk, const uint8_t* excluded, const float* chunk_wu,
+                                   LambHyper h, int32_t* step, float* state_f, float* ratio) {
+  const int t = blockIdx.x;
+  float sw = 0.f, su = 0.f;
+  for (int c = first_chunk[t] + threadIdx.x; c < first_chunk[t + 1]; c += kThreads) {
+    sw += chunk_wu[2 * c];
+    su += chunk_wu[2 * c + 1];
+  }
+  sw = block_sum(sw);
+  su = block_sum(su);
+  if (threadIdx.x == 0) {
+    ratio[t] = (excluded[t] || sw <= 0.f || su <= 0.f) ? 1.f : sqrtf(sw) / sqrtf(su);
+    if (t == 0) {  // the moments kernel has consumed the step counter; the update needs only lr
+      state_f[0] = schedule_lr(h, *step);
+      *step += 1;
+    }
+  }
+}
+
+__global__ void update_kernel(ChunkTable ct, const float* ratio, const float* state_f, const float* u, float* w,
+                              __nv_bfloat16* w16) {
+  const int c = blockIdx.x;
+  const int64_t b = ct.begin[c];
+  const float scale = state_f[0] * ratio[ct.tensor[c]];
+  for (int i = threadIdx.x; i < ct.len[c]; i += kThreads) {
+    const int64_t k = b + i;
+    const float nw = w[k] - scale * u[k];
+    w[k] = nw;
+    if (w16) w16[k] = __float2bfloat16(nw);
+  }
+}
+
+}  // namespace
+
+float lamb_learning_rate(const LambHyper& h, int step) { return schedule_lr(h, step); }
+
+FusedLamb::FusedLamb(const std::vector<LambTensor>& tensors, const LambHyper& hyper) : h_(hyper) {
+  if (h_.total_steps <= 0) throw CudaError("FusedLamb: total_steps must be positive");
+  std::vector<int64_t> begin;
+  std::vector<int32_t> len, tensor, first{0};
+  std::vector<uint8_t> excl;
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    for (int64_t o = 0; o < tensors[t].size; o += kChunk) {
+      begin.push_back(tensors[t].offset + o);
+      len.push_back(static_cast<int32_t>(std::min<int64_t>(kChunk, tensors[t].size - o)));
+      tensor.push_back(static_cast<int32_t>(t));
+    }
+    first.push_back(static_cast<int32_t>(begin.size()));
+    excl.push_back(tensors[t].excluded ? 1 : 0);
+  }
+  num_tensors_ = static_cast<int>(tensors.size());
+  num_chunks_ = static_cast<int>(begin.size());
+  chunk_begin_ = DeviceBuffer<int64_t>::from(begin);
+  chunk_len_ = DeviceBuffer<int32_t>::from(len);
+  chunk_tensor_ = DeviceBuffer<int32_t>::from(tensor);
+  tensor_first_chunk_ = DeviceBuffer<int32_t>::from(first);
+  tensor_excluded_ = DeviceBuffer<uint8_t>::from(excl);
+  chunk_gsq_ = DeviceBuffer<float>(num_chunks_);
+  chunk_wu_ = DeviceBuffer<float>(2 * static_cast<size_t>(num_chunks_));
+  tensor_ratio_ = DeviceBuffer<float>(num_tensors_);
+  state_i_ = DeviceBuffer<int32_t>::from({0});
+  state_f_ = DeviceBuffer<float>::from({0.f, 0.f, 1.f});
+}
+
+void FusedLamb::set_step(int32_t step, cudaStream_t stream) {
+  BERT_CUDA_CHECK(cudaMemcpyAsync(state_i_.get(), &step, sizeof(step), cudaMemcpyHostToDevice, stream));
+  BERT_CUDA_CHECK(cudaStreamSynchronize(stream));  // `step` lives on this stack frame
+}
+
+void FusedLamb::step(float* params, float* grads, float* m, float* v, __nv_bfloat16* params_bf16,
+                     cudaStream_t stream) {
+  if (num_chunks_ == 0) return;
+  const ChunkTable ct{chunk_begin_.get(), chunk_len_.get(), chunk_tensor_.get()};
+  grad_sumsq_kernel<<<num_chunks_, kThreads, 0, stream>>>(ct, grads, chunk_gsq_.get());
+  BERT_CUDA_CHECK_LAUNCH();
+  global_norm_kernel<<<1, kThreads, 0, stream>>>(chunk_gsq_.get(), num_chunks_, h_.max_grad_norm, state_f_.get());
+  BERT_CUDA_CHECK_LAUNCH();
+  moments_kernel<<<num_chunks_, kThreads, 0, stream>>>(ct, tensor_excluded_.get(), h_, state_i_.get(),
+                                                       state_f_.get(), params, grads, m, v, chunk_wu_.get());
+  BERT_CUDA_CHECK_LAUNCH();
+  trust_ratio_kernel<<<num_tensors_, kThreads, 0, stream>>>(tensor_first_chunk_.get(), tensor_excluded_.get(),
+                                                            chunk_wu_.get(), h_, state_i_.get(), state_f_.get(),
+                                                            tensor_ratio_.get());
+  BERT_CUDA_CHECK_LAUNCH();
+  update_kernel<<<num_chunks_, kThreads, 0, stream>>>(ct, tensor_ratio_.get(), state_f_.get(), grads, params,
+                                                      params_bf16);
+  BERT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace bert::cuda

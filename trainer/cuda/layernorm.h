@@ -1,0 +1,49 @@
+// LayerNorm over the hidden dimension, fused with the post-LN residual block:
+//   z = dropout(x) + residual        (dropout and residual optional)
+//   y = gamma * (z - mean) * rstd + beta,   rstd = 1 / sqrt(var + eps)
+// bf16 activations, fp32 statistics and fp32 gamma/beta (read from the master buffer).
+// Backward recomputes z from x, residual and the counter-based mask (nothing else is stored).
+// Limits: hidden % 8 == 0 and hidden <= 1024 (BERT-Large), checked.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "trainer/cuda/philox.h"
+
+namespace bert::cuda {
+
+struct LayerNormForwardArgs {
+  const __nv_bfloat16* x = nullptr;
+  const __nv_bfloat16* residual = nullptr;  // nullable
+  DropoutSpec dropout;                      // on x, before the residual add
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+  __nv_bfloat16* y = nullptr;
+  float* mean = nullptr;   // [rows]
+  float* rstd = nullptr;   // [rows]
+  int rows = 0, hidden = 0;
+  float eps = 1e-12f;
+};
+void layernorm_forward(const LayerNormForwardArgs& a, cudaStream_t stream);
+
+struct LayerNormBackwardArgs {
+  const __nv_bfloat16* dy = nullptr;
+  const __nv_bfloat16* x = nullptr;
+  const __nv_bfloat16* residual = nullptr;  // nullable, as in forward
+  DropoutSpec dropout;                      // as in forward
+  const float* gamma = nullptr;
+  const float* mean = nullptr;
+  const float* rstd = nullptr;
+  __nv_bfloat16* dz = nullptr;  // nullable: grad of z (= grad of the residual input)
+  __nv_bfloat16* dx = nullptr;  // nullable: grad of x (through the dropout mask)
+  float* dgamma = nullptr;      // accumulated (+=)
+  float* dbeta = nullptr;       // accumulated (+=)
+  float* scratch = nullptr;     // layernorm_backward_scratch_floats(rows, hidden)
+  int rows = 0, hidden = 0;
+};
+size_t layernorm_backward_scratch_floats(int rows, int hidden);
+void layernorm_backward(const LayerNormBackwardArgs& a, cudaStream_t stream);
+
+}  // namespace bert::cuda

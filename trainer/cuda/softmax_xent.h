@@ -1,0 +1,27 @@
+// Softmax cross-entropy over rows of bf16 logits: the MLM loss on the gathered masked rows
+// (vocab columns, row stride ld >= vocab, e.g. 30528) and the NSP loss (vocab 2).
+//   loss[r]    = logsumexp(logits[r, :vocab]) - logits[r, label[r]]
+//   dlogits[r] = grad_scale * (softmax(logits[r]) - onehot(label[r])); columns [vocab, ld) are set to 0
+//   correct[r] = argmax(logits[r]) == label[r]   (lowest index wins a tie)
+// A row with label < 0 is ignored: loss 0, correct 0, dlogits 0. dlogits may alias logits.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace bert::cuda {
+
+struct SoftmaxXentArgs {
+  const __nv_bfloat16* logits = nullptr;
+  const int32_t* labels = nullptr;
+  int rows = 0, vocab = 0, ld = 0;
+  float grad_scale = 1.f;
+  __nv_bfloat16* dlogits = nullptr;  // nullable (eval)
+  float* loss = nullptr;             // [rows]
+  int32_t* correct = nullptr;        // nullable, [rows]
+};
+
+void softmax_xent(const SoftmaxXentArgs& a, cudaStream_t stream);
+
+}  // namespace bert::cuda
