@@ -3,6 +3,16 @@
 // launcher: RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE/NODE_RANK; srun: SLURM_*; mpirun: OMPI_COMM_WORLD_*).
 // KVStore: put/get/fence over Slurm's PMI2, OpenPMIx, or a file rendezvous directory (local launches);
 // it passes the NCCL unique id (GPU) and the Gloo rendezvous (CPU).
+//
+// Environment knobs (all optional):
+//   BERT_DIST_PMI=pmi2|pmix|file   the PMI this process must use (the harness sets it from the system
+//                                  YAML); without it the launcher's own PMI is used (srun: SLURM_MPI_TYPE,
+//                                  mpirun: PMIx, local launcher: file). A request the launcher did not
+//                                  provide is a DistError naming `srun --mpi=...` / SLURM_MPI_TYPE.
+//   BERT_DIST_TIMEOUT_S=<s>        KV get / fence timeout (default 300)
+//   BERT_DIST_COLL_TIMEOUT_S=<s>   Gloo collective timeout (default 1800)
+//   BERT_GLOO_IFACE / GLOO_SOCKET_IFNAME   network interface for Gloo TCP; BERT_GLOO_HOST: address
+//                                  (default: loopback when all ranks share one node, else the hostname)
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -19,6 +29,7 @@ struct ProcessInfo {
   std::string pmi;        // "none" | "file" | "pmi2" | "pmix"
 };
 
+// Throws DistError naming the variable when the launcher's variables are malformed or inconsistent.
 ProcessInfo detect_process();
 
 class KVStore {
