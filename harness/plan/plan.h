@@ -18,8 +18,12 @@ using json = nlohmann::ordered_json;
 struct Command {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;  // extra environment for this command only
-  std::string shell() const;
+  std::string creates;                     // setup steps: run only when this path does not exist yet
+  std::string shell() const;               // env assignments + argv, each word POSIX-quoted
 };
+
+// One word for a POSIX shell: unchanged when it holds only safe characters, else in single quotes.
+std::string shell_quote(const std::string& s);
 
 struct RankPlan {
   int global_rank = 0;
@@ -64,6 +68,10 @@ struct Plan {
   std::vector<Command> setup;              // once per job (e.g. pyxis container import), may be empty
   Command cache_clear;                     // once per experiment, one task per node
   Command launch;                          // once per experiment: launcher + container + bind + trainer
+                                           // (local launcher: start it once per rank with RankPlan::env)
+  std::string plan_file;                   // where launch's `bind --plan` reads this plan (executor writes it)
+  std::string run_config_file;             // where launch's `trainer --config` reads trainer_config; the
+                                           // executor writes it before each experiment with run.seed = seeds[i]
   json trainer_config;                     // resolved trainer run config (trainer/run_config.h keys)
   json system_json;                        // MLPerf systems/<system>.json content
   std::vector<std::string> warnings;       // e.g. file name disagrees with content

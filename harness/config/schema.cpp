@@ -1,0 +1,180 @@
+#include "harness/config/schema.h"
+
+#include <algorithm>
+#include <set>
+
+namespace bert::harness {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+using V = ValueType;
+
+SchemaEntry str(std::string p, std::string def, std::string doc) { return {std::move(p), V::String, std::move(def), -kInf, kInf, false, false, {}, std::move(doc)}; }
+SchemaEntry boolean(std::string p, std::string def, std::string doc) { return {std::move(p), V::Bool, std::move(def), -kInf, kInf, false, false, {}, std::move(doc)}; }
+SchemaEntry integer(std::string p, std::string def, double lo, double hi, std::string doc) { return {std::move(p), V::Int, std::move(def), lo, hi, false, false, {}, std::move(doc)}; }
+SchemaEntry real(std::string p, std::string def, double lo, double hi, bool lo_open, bool hi_open, std::string doc) { return {std::move(p), V::Float, std::move(def), lo, hi, lo_open, hi_open, {}, std::move(doc)}; }
+SchemaEntry oneof(std::string p, std::string def, std::vector<std::string> c, std::string doc) { return {std::move(p), V::Enum, std::move(def), -kInf, kInf, false, false, std::move(c), std::move(doc)}; }
+SchemaEntry list(std::string p, V t, std::string doc) { return {std::move(p), t, "", -kInf, kInf, false, false, {}, std::move(doc)}; }
+
+std::vector<SchemaEntry> make_schema() {
+  return {
+      // identity (MLPerf systems/<system>.json and the submission_* log keys)
+      str("system.name", "", "MLPerf system_desc_id: results/<name>/ and systems/<name>.json (default: config name)"),
+      str("system.config_name", "", "MLPerf config name, e.g. DGXA100_1x8x56x1 (default: from the file name)"),
+      str("system.submitter", "", "submitting organization"),
+      oneof("system.status", "Available on-premise", {"Available on-premise", "Available cloud", "Research, Development, or Internal (RDI)", "Preview"}, "MLPerf availability status"),
+      str("system.host_processor_model_name", "", "CPU model"),
+      integer("system.host_processors_per_node", "0", 0, kInf, "CPU sockets per node (0 = from the topology)"),
+      str("system.accelerator_model_name", "", "accelerator model"),
+      str("system.host_memory_capacity", "", "e.g. 2 TB"),
+      str("system.host_networking", "", "e.g. 8x 200Gb/s HDR InfiniBand"),
+      str("system.framework", "bert-harness (C++/CUDA)", "framework name for the systems JSON"),
+      str("system.operating_system", "", "operating system"),
+      str("system.cooling", "", "cooling"),
+      {"system.json", V::StringMap, "", -kInf, kInf, false, false, {}, "further systems-JSON fields, verbatim"},
+      str("system.cluster_name", "", "cluster name (informational)"),
+      // nodes
+      integer("nodes.count", "1", 1, 100000, "number of nodes"),
+      {"nodes.gpus_per_node", V::IntOrAuto, "0", 0, 64, false, false, {}, "accelerators per node; auto = as found by the topology"},
+      integer("nodes.ranks_per_node", "0", 0, 4096, "ranks per node (0 = one per GPU, or one per binding.unit on CPU-only nodes)"),
+      // topology
+      str("topology.xml", "", "hwloc XML file (relative to this YAML file)"),
+      str("topology.synthetic", "", "hwloc synthetic description, e.g. 'pack:2 numa:1 core:8 pu:2'"),
+      list("topology.gpu_numa_map", V::IntList, "GPU i -> OS NUMA node, when the topology lacks PCI locality"),
+      str("topology.reserved_cpus", "", "hwloc CPU list owned by e.g. a WekaIO client; never given to a rank"),
+      str("topology.allowed_cpus", "", "override of the CPUs the job may use (default: the process's cpuset)"),
+      // binding
+      oneof("binding.cpu", "exclusive", {"exclusive", "exclusive-nosmt", "node", "socket", "none", "map"}, "CPU binding policy"),
+      oneof("binding.mem", "node", {"node", "none", "map"}, "memory binding policy"),
+      oneof("binding.unit", "auto", {"auto", "gpu", "socket", "numa"}, "what one rank stands for (auto: gpu when the node has GPUs, else socket)"),
+      list("binding.cpu_map", V::StringList, "binding.cpu=map: one hwloc CPU list per local rank"),
+      list("binding.mem_map", V::StringList, "binding.mem=map: one NUMA node list per local rank"),
+      // launcher
+      oneof("launcher.type", "local", {"local", "srun", "mpirun"}, "how ranks are started"),
+      integer("launcher.master_port", "29500", 1, 65535, "MASTER_PORT for the rendezvous"),
+      oneof("launcher.srun.mpi", "pmix", {"pmi2", "pmix", "none"}, "srun --mpi type (env SLURM_MPI_TYPE overrides)"),
+      boolean("launcher.srun.gres_every_step", "false", "add --gres=gpu:<gpus_per_node> to every srun (Inventec)"),
+      boolean("launcher.srun.label", "true", "srun -l (prefix lines with the task id)"),
+      boolean("launcher.srun.kill_on_bad_exit", "true", "srun --kill-on-bad-exit=1"),
+      str("launcher.srun.time_per_run", "", "per-run srun --time (minutes or [hh:]mm:ss)"),
+      list("launcher.srun.extra_flags", V::StringList, "further srun flags, one per entry"),
+      str("launcher.mpirun.program", "mpirun", "Open MPI launcher"),
+      list("launcher.mpirun.hosts", V::StringList, "one host per node"),
+      str("launcher.mpirun.hostfile", "", "Open MPI hostfile (instead of hosts)"),
+      list("launcher.mpirun.extra_flags", V::StringList, "further mpirun flags, one per entry"),
+      // container (pyxis); empty image = bare metal
+      str("container.image", "", "squashfs path, docker://image, or registry#image:tag (env CONT overrides)"),
+      str("container.name", "bert", "pyxis container name; _<SLURM_JOB_ID> is appended inside a job"),
+      list("container.mounts", V::Mounts, "extra mounts 'SRC:DST[:FLAGS]' (data, eval, checkpoint and results are added)"),
+      boolean("container.mount_infiniband", "false", "mount /dev/infiniband"),
+      str("container.workdir", "/workspace/bert", "working directory inside the container"),
+      list("container.env", V::StringList, "--container-env names whose host value must win"),
+      boolean("container.mount_home", "false", "let pyxis mount $HOME (false: --no-container-mount-home)"),
+      boolean("container.remap_root", "false", "--container-remap-root"),
+      boolean("container.writable", "false", "--container-writable"),
+      str("container.bin_dir", "/usr/local/bin", "where bind, trainer and bert-data live inside the container"),
+      // experiment
+      integer("experiment.nexp", "10", 1, 1000, "number of runs (env NEXP overrides)"),
+      oneof("experiment.cache_clear", "required", {"required", "best-effort", "off"}, "page-cache clearing before each run"),
+      boolean("experiment.cache_clear_sudo", "false", "run drop_caches through sudo"),
+      str("experiment.walltime", "", "job walltime (minutes or [hh:]mm:ss; env WALLTIME overrides)"),
+      str("experiment.seed_policy", "random", "random | fixed:<n> | sequence:<base>"),
+      str("experiment.output_dir", "output", "root of logs/, results/, summary.md (env LOGDIR overrides)"),
+      str("experiment.ruleset", "5.0.0", "MLPerf training ruleset"),
+      oneof("experiment.division", "closed", {"closed", "open"}, "MLPerf division"),
+      // benchmark -> trainer run config
+      oneof("benchmark.model", "large", {"tiny", "base", "large", "custom"}, "BERT size"),
+      str("benchmark.bert_config", "", "bert_config.json (model=custom)"),
+      str("benchmark.data.train_dir", "", "training shards (env DATADIR overrides)"),
+      str("benchmark.data.eval_dir", "", "eval data file or directory (env EVALDIR overrides)"),
+      str("benchmark.data.checkpoint", "", "initial checkpoint (HDF5, from bert-data convert-checkpoint; env CHECKPOINTDIR overrides)"),
+      oneof("benchmark.data.format", "varlength", {"fixed", "varlength", "packed"}, "shard format"),
+      oneof("benchmark.synthetic.format", "varlength", {"fixed", "varlength", "packed"}, "synthetic data: format"),
+      integer("benchmark.synthetic.shards", "4", 1, 100000, "synthetic data: shards"),
+      integer("benchmark.synthetic.samples_per_shard", "1024", 1, 1e9, "synthetic data: samples per shard"),
+      integer("benchmark.synthetic.eval_samples", "512", 1, 1e9, "synthetic data: eval samples"),
+      integer("benchmark.synthetic.seed", "1234", 0, 4294967295.0, "synthetic data: generator seed"),
+      str("benchmark.synthetic.dir", "", "where synthetic data is made (default <output_dir>/data)"),
+      integer("benchmark.vocab_size", "30522", 2, 1e7, "vocabulary size"),
+      integer("benchmark.max_seq_length", "512", 8, 8192, "sequence length"),
+      integer("benchmark.max_predictions_per_seq", "76", 1, 8192, "masked positions per sequence"),
+      integer("benchmark.num_eval_examples", "10000", 1, 1e9, "eval samples"),
+      integer("benchmark.batch_size", "1", 1, 1e6, "per-rank batch per micro-step (the 3rd number of the config name)"),
+      integer("benchmark.gradient_accumulation_steps", "1", 1, 1e6, "micro-steps per optimizer step"),
+      real("benchmark.average_packing_rate", "1", 0, kInf, true, false, "sequences per pack in the logged global batch (packed: 2)"),
+      integer("benchmark.eval_batch_size", "16", 1, 1e6, "eval batch"),
+      real("benchmark.learning_rate", "4e-4", 0, kInf, true, false, "peak LAMB learning rate"),
+      real("benchmark.lamb_beta_1", "0.9", 0, 1, false, true, "LAMB beta1"),
+      real("benchmark.lamb_beta_2", "0.999", 0, 1, false, true, "LAMB beta2"),
+      real("benchmark.lamb_epsilon", "1e-6", 0, 1, true, false, "LAMB epsilon"),
+      real("benchmark.weight_decay_rate", "0.01", 0, kInf, false, false, "LAMB weight decay"),
+      integer("benchmark.max_steps", "1000", 1, 1e9, "LR-schedule length and hard stop"),
+      integer("benchmark.warmup_steps", "0", 0, 1e9, "absolute warmup steps"),
+      real("benchmark.warmup_proportion", "0", 0, 1, false, false, "warmup as a fraction of max_steps (when warmup_steps is 0)"),
+      integer("benchmark.start_warmup_step", "0", -1e9, 1e9, "shift of the warmup origin (may be negative)"),
+      boolean("benchmark.clip_after_allreduce", "false", "clip gradients after the allreduce"),
+      integer("benchmark.max_samples", "0", 0, 1e12, "stop (aborted) after this many samples; 0 = none"),
+      integer("benchmark.eval_start_samples", "-1", -1, 1e12, "first eval point; -1 = the MLPerf formula"),
+      integer("benchmark.eval_interval_samples", "-1", -1, 1e12, "eval interval; -1 = the MLPerf formula"),
+      real("benchmark.target_accuracy", "0.72", 0, 1, true, true, "masked-LM accuracy target"),
+      oneof("benchmark.precision", "fp32", {"fp32", "bf16", "fp16"}, "math precision"),
+      oneof("benchmark.backend", "auto", {"auto", "cpu", "cuda"}, "trainer backend (auto: cuda when the node has GPUs)"),
+      integer("benchmark.threads", "0", 0, 4096, "CPU threads per rank (0 = from the binding)"),
+      {"env", V::StringMap, "", -kInf, kInf, false, false, {}, "job-wide environment (NCCL_*, IX_NUM_CUDA_VISIBLE_DEVICES, ...)"},
+  };
+}
+
+}  // namespace
+
+const std::vector<SchemaEntry>& schema() {
+  static const std::vector<SchemaEntry> s = make_schema();
+  return s;
+}
+
+const SchemaEntry* schema_find(const std::string& path) {
+  for (const SchemaEntry& e : schema())
+    if (e.path == path) return &e;
+  return nullptr;
+}
+
+bool schema_is_group(const std::string& prefix) {
+  for (const SchemaEntry& e : schema())
+    if (e.path.size() > prefix.size() && e.path.compare(0, prefix.size(), prefix) == 0 && e.path[prefix.size()] == '.')
+      return true;
+  return false;
+}
+
+std::vector<std::string> schema_children(const std::string& prefix) {
+  std::set<std::string> names;
+  for (const SchemaEntry& e : schema()) {
+    std::string rest;
+    if (prefix.empty()) rest = e.path;
+    else if (e.path.size() > prefix.size() && e.path.compare(0, prefix.size() + 1, prefix + ".") == 0)
+      rest = e.path.substr(prefix.size() + 1);
+    else continue;
+    names.insert(rest.substr(0, rest.find('.')));
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string type_name(const SchemaEntry& e) {
+  switch (e.type) {
+    case V::String: return "a string";
+    case V::Int: return "an integer";
+    case V::Float: return "a number";
+    case V::Bool: return "true or false";
+    case V::Enum: {
+      std::string s = "one of";
+      for (size_t i = 0; i < e.choices.size(); ++i) s += (i ? ", " : " ") + e.choices[i];
+      return s;
+    }
+    case V::StringList: return "a list of strings";
+    case V::IntList: return "a list of integers";
+    case V::IntOrAuto: return "an integer or auto";
+    case V::StringMap: return "a mapping of names to strings";
+    case V::Mounts: return "a list of 'SRC:DST[:FLAGS]' strings";
+  }
+  return "?";
+}
+
+}  // namespace bert::harness

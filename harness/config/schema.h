@@ -1,0 +1,42 @@
+// The system-YAML schema as data: one row per key (path, type, default, allowed range or set, doc).
+// `harness` validates every file against it; docs/--help can print it.
+#pragma once
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace bert::harness {
+
+enum class ValueType {
+  String,
+  Int,
+  Float,
+  Bool,
+  Enum,       // a string from `choices`
+  StringList,
+  IntList,
+  IntOrAuto,  // an integer or the word "auto"
+  StringMap,  // a mapping of free names to strings (env: NCCL_IB_HCA: mlx5_0 ...)
+  Mounts,     // a list of "SRC:DST[:FLAGS]" strings
+};
+
+struct SchemaEntry {
+  std::string path;                    // dotted key path, e.g. "launcher.srun.mpi"
+  ValueType type = ValueType::String;
+  std::string def;                     // default as YAML text ("" with required=false: empty)
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_open = false, max_open = false;  // exclusive bounds
+  std::vector<std::string> choices;    // Enum
+  std::string doc;
+};
+
+const std::vector<SchemaEntry>& schema();
+const SchemaEntry* schema_find(const std::string& path);
+// True when some key lives below `prefix` (so `prefix` is a group such as "launcher.srun").
+bool schema_is_group(const std::string& prefix);
+// Immediate child names of a group ("" = top level), for did-you-mean.
+std::vector<std::string> schema_children(const std::string& prefix);
+std::string type_name(const SchemaEntry& e);
+
+}  // namespace bert::harness

@@ -1,0 +1,102 @@
+// `harness`: run a system's benchmark set, or check it first with --dry-run.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "harness/config/config.h"
+#include "harness/plan/build_plan.h"
+#include "harness/plan/print_plan.h"
+#ifdef BERT_HAVE_HARNESS_RUN
+#include "harness/run/run.h"
+#endif
+#ifdef BERT_HAVE_RESULTS_CLI
+#include "results/cli.h"
+#endif
+
+extern char** environ;
+
+namespace {
+
+std::map<std::string, std::string> process_env() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+struct RunArgs {
+  std::string system;
+  bool dry_run = false;
+  bool json = false;
+  std::vector<std::string> sets;
+  std::string resume;
+};
+
+int run_command(const RunArgs& a) {
+  using namespace bert::harness;
+  try {
+    Overrides ov{process_env(), a.sets};
+    Config cfg = Config::load(a.system, ov);
+    BuildOptions bo;
+    bo.env = ov.env;
+    Plan plan = build_plan(cfg, bo);
+    if (a.json) {
+      std::cout << plan.to_json().dump(2) << "\n";
+      if (a.dry_run) return 0;
+    }
+    if (a.dry_run) {
+      print_dry_run(plan, cfg, std::cout);
+      return 0;
+    }
+    for (const std::string& w : plan.warnings) std::cerr << "warning: " << w << "\n";
+#ifdef BERT_HAVE_HARNESS_RUN
+    RunOptions ro;
+    ro.resume_dir = a.resume;
+    ro.progress_tty = isatty(STDOUT_FILENO) != 0;
+    return run_experiments(plan, ro);
+#else
+    std::cerr << "harness: the executor (harness/run, library bert_harness_run) is not built in this tree; "
+                 "only --dry-run is available\n";
+    return 2;
+#endif
+  } catch (const ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {  // anything else is still a clean, single-line failure
+    std::cerr << a.system << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"harness: MLPerf Training BERT benchmark harness"};
+  app.require_subcommand(1);
+  RunArgs ra;
+  CLI::App* run = app.add_subcommand("run", "run a system's NEXP experiments (or --dry-run: print the plan)");
+  run->add_option("system", ra.system, "system YAML, e.g. systems/local.yaml")->required();
+  run->add_flag("--dry-run", ra.dry_run, "validate and print the plan; launch nothing");
+  run->add_flag("--json", ra.json, "print the plan as JSON (with --dry-run: only the JSON)");
+  run->add_option("--set", ra.sets, "override a key: --set key.path=value (repeatable)")->allow_extra_args(false);
+  run->add_option("--resume", ra.resume, "continue the set in this output directory");
+#ifdef BERT_HAVE_RESULTS_CLI
+  bert::results::register_check_command(app);
+  bert::results::register_score_command(app);
+#endif
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (run->parsed()) return run_command(ra);
+  return 0;
+}

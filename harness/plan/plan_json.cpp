@@ -1,0 +1,132 @@
+#include <stdexcept>
+
+#include "binding/binding_json.h"
+#include "harness/plan/plan.h"
+
+namespace bert::harness {
+namespace {
+
+const char* cache_name(CachePolicy p) {
+  switch (p) {
+    case CachePolicy::Required: return "required";
+    case CachePolicy::BestEffort: return "best-effort";
+    case CachePolicy::Off: return "off";
+  }
+  return "off";
+}
+
+CachePolicy cache_from(const std::string& s) {
+  if (s == "required") return CachePolicy::Required;
+  if (s == "best-effort") return CachePolicy::BestEffort;
+  if (s == "off") return CachePolicy::Off;
+  throw std::invalid_argument("experiment.cache_clear: unknown policy '" + s + "'");
+}
+
+json command_json(const Command& c) {
+  json j{{"argv", c.argv}, {"env", c.env}, {"shell", c.shell()}};
+  if (!c.creates.empty()) j["creates"] = c.creates;
+  return j;
+}
+
+Command command_from(const json& j) {
+  Command c;
+  j.at("argv").get_to(c.argv);
+  if (j.contains("env")) c.env = j.at("env").get<std::map<std::string, std::string>>();
+  c.creates = j.value("creates", "");
+  return c;
+}
+
+}  // namespace
+
+json Plan::to_json() const {
+  json j;
+  j["system_file"] = system_file;
+  j["config_name"] = config_name;
+  j["system_name"] = system_name;
+  j["launcher"] = launcher;
+  j["num_nodes"] = num_nodes;
+  j["ranks_per_node"] = ranks_per_node;
+  j["world_size"] = world_size;
+  j["env"] = env;
+  j["experiment"] = {{"nexp", experiment.nexp},
+                     {"cache_clear", cache_name(experiment.cache_clear)},
+                     {"cache_clear_sudo", experiment.cache_clear_sudo},
+                     {"seed_policy", experiment.seed_policy},
+                     {"seeds", experiment.seeds},
+                     {"walltime", experiment.walltime},
+                     {"output_dir", experiment.output_dir},
+                     {"ruleset", experiment.ruleset},
+                     {"division", experiment.division}};
+  json setup_j = json::array();
+  for (const Command& c : setup) setup_j.push_back(command_json(c));
+  j["setup"] = std::move(setup_j);
+  j["cache_clear"] = command_json(cache_clear);
+  j["launch"] = command_json(launch);
+  j["plan_file"] = plan_file;
+  j["run_config_file"] = run_config_file;
+  j["trainer_config"] = trainer_config;
+  j["system_json"] = system_json;
+  j["warnings"] = warnings;
+  json nodes_j = json::array();
+  for (const NodePlan& n : nodes) {
+    json ranks_j = json::array();
+    for (const RankPlan& r : n.ranks) {
+      ranks_j.push_back({{"global_rank", r.global_rank},
+                         {"node_index", r.node_index},
+                         {"local_rank", r.local_rank},
+                         {"binding", r.binding},
+                         {"env", r.env}});
+    }
+    nodes_j.push_back({{"hostname", n.hostname}, {"topology", n.topology}, {"ranks", std::move(ranks_j)}});
+  }
+  j["nodes"] = std::move(nodes_j);
+  return j;
+}
+
+Plan Plan::from_json(const json& j) {
+  Plan p;
+  j.at("system_file").get_to(p.system_file);
+  j.at("config_name").get_to(p.config_name);
+  j.at("system_name").get_to(p.system_name);
+  j.at("launcher").get_to(p.launcher);
+  j.at("num_nodes").get_to(p.num_nodes);
+  j.at("ranks_per_node").get_to(p.ranks_per_node);
+  j.at("world_size").get_to(p.world_size);
+  p.env = j.at("env").get<std::map<std::string, std::string>>();
+  const json& e = j.at("experiment");
+  e.at("nexp").get_to(p.experiment.nexp);
+  p.experiment.cache_clear = cache_from(e.at("cache_clear").get<std::string>());
+  e.at("cache_clear_sudo").get_to(p.experiment.cache_clear_sudo);
+  e.at("seed_policy").get_to(p.experiment.seed_policy);
+  e.at("seeds").get_to(p.experiment.seeds);
+  e.at("walltime").get_to(p.experiment.walltime);
+  e.at("output_dir").get_to(p.experiment.output_dir);
+  e.at("ruleset").get_to(p.experiment.ruleset);
+  e.at("division").get_to(p.experiment.division);
+  for (const json& c : j.at("setup")) p.setup.push_back(command_from(c));
+  p.cache_clear = command_from(j.at("cache_clear"));
+  p.launch = command_from(j.at("launch"));
+  p.plan_file = j.value("plan_file", "");
+  p.run_config_file = j.value("run_config_file", "");
+  p.trainer_config = j.at("trainer_config");
+  p.system_json = j.at("system_json");
+  j.at("warnings").get_to(p.warnings);
+  for (const json& nj : j.at("nodes")) {
+    NodePlan n;
+    nj.at("hostname").get_to(n.hostname);
+    n.topology = nj.at("topology").get<binding::NodeTopology>();
+    for (const json& rj : nj.at("ranks")) {
+      RankPlan r;
+      rj.at("global_rank").get_to(r.global_rank);
+      rj.at("node_index").get_to(r.node_index);
+      rj.at("local_rank").get_to(r.local_rank);
+      r.binding = rj.at("binding").get<binding::RankBinding>();
+      r.env = rj.at("env").get<std::map<std::string, std::string>>();
+      n.ranks.push_back(std::move(r));
+    }
+    p.nodes.push_back(std::move(n));
+  }
+  return p;
+}
+
+}  // namespace bert::harness

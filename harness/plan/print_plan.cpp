@@ -1,0 +1,96 @@
+#include "harness/plan/print_plan.h"
+
+#include <fmt/format.h>
+
+namespace bert::harness {
+namespace {
+
+const char* cache_text(CachePolicy p) {
+  switch (p) {
+    case CachePolicy::Required: return "required";
+    case CachePolicy::BestEffort: return "best-effort";
+    case CachePolicy::Off: return "off";
+  }
+  return "off";
+}
+
+bool same_binding(const NodePlan& a, const NodePlan& b) {
+  if (a.ranks.size() != b.ranks.size()) return false;
+  for (size_t i = 0; i < a.ranks.size(); ++i) {
+    const auto& x = a.ranks[i].binding;
+    const auto& y = b.ranks[i].binding;
+    if (x.gpu != y.gpu || x.cpus != y.cpus || x.mems != y.mems || x.gpu_busid != y.gpu_busid) return false;
+  }
+  return true;
+}
+
+void print_node(const NodePlan& node, size_t index, std::string& out) {
+  out += fmt::format("node {} ({})\n", index, node.hostname);
+  out += fmt::format("  {:>5} {:>7} {:>4}  {:<13} {:>5}  {:<24} {}\n", "rank", "global", "gpu", "pci bus id", "numa", "cpus", "mems");
+  for (const RankPlan& r : node.ranks) {
+    const auto& b = r.binding;
+    out += fmt::format("  {:>5} {:>7} {:>4}  {:<13} {:>5}  {:<24} {}\n", r.local_rank, r.global_rank,
+                       b.gpu < 0 ? std::string("-") : std::to_string(b.gpu), b.gpu_busid.empty() ? "-" : b.gpu_busid,
+                       b.numa_node < 0 ? std::string("-") : std::to_string(b.numa_node), b.cpus.empty() ? "(unbound)" : b.cpus,
+                       b.mems.empty() ? "(unbound)" : b.mems);
+  }
+}
+
+}  // namespace
+
+void print_dry_run(const Plan& p, const Config& cfg, std::ostream& os) {
+  std::string out;
+  const binding::NodeTopology& t = p.nodes.front().topology;
+  out += fmt::format("system      {} ({})\n", p.config_name, p.system_file);
+  out += fmt::format("results as  {} (ruleset {}, {} division)\n", p.system_name, p.experiment.ruleset, p.experiment.division);
+  std::string launcher = p.launcher;
+  if (p.launcher == "srun") launcher += " --mpi=" + cfg.str("launcher.srun.mpi");
+  out += fmt::format("nodes       {} x {} ranks = {} ranks, launcher {}\n", p.num_nodes, p.ranks_per_node, p.world_size, launcher);
+  out += fmt::format("topology    {}: {} package(s), {} cores, {} PUs, {} NUMA node(s), {} GPU(s)\n", t.source, t.packages,
+                     t.cores, t.pus, t.numa.size(), t.gpus.size());
+  out += fmt::format("cpus        allowed {}, reserved {}\n", t.allowed_cpus.empty() ? "(none)" : t.allowed_cpus,
+                     t.reserved_cpus.empty() ? "none" : t.reserved_cpus);
+  std::string unit = cfg.str("binding.unit");
+  if (unit == "auto") unit = !p.nodes.front().ranks.empty() && p.nodes.front().ranks.front().binding.gpu >= 0 ? "gpu" : "socket";
+  out += fmt::format("binding     cpu {}, mem {}, unit {}\n", cfg.str("binding.cpu"), cfg.str("binding.mem"), unit);
+  out += fmt::format("container   {}\n", cfg.str("container.image").empty() ? "none (bare metal)" : cfg.str("container.image"));
+  const auto& tc = p.trainer_config;
+  out += fmt::format("benchmark   model {}, {} data, batch {} x accum {}, lr {}, max_steps {}, target {}, backend {}\n",
+                     tc["model"]["size"].get<std::string>(), tc["data"]["data_format"].get<std::string>(),
+                     tc["batch"]["batch_size"].get<long long>(), tc["batch"]["gradient_accumulation_steps"].get<long long>(),
+                     tc["optimizer"]["learning_rate"].get<double>(), tc["optimizer"]["max_steps"].get<long long>(),
+                     tc["stopping"]["target_accuracy"].get<double>(), tc["run"]["backend"].get<std::string>());
+  std::string seeds;
+  for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
+  out += fmt::format("experiment  NEXP {}, cache clear {}{}, walltime {}, output {}\n", p.experiment.nexp,
+                     cache_text(p.experiment.cache_clear), p.experiment.cache_clear_sudo ? " (sudo)" : "",
+                     p.experiment.walltime.empty() ? "none" : p.experiment.walltime, p.experiment.output_dir);
+  out += fmt::format("seeds       {}: {}\n", p.experiment.seed_policy, seeds);
+  for (const auto& [k, v] : p.env) out += fmt::format("env         {}={}\n", k, v);
+  for (const std::string& w : p.warnings) out += "warning     " + w + "\n";
+  out += "\n";
+
+  size_t i = 0;
+  while (i < p.nodes.size()) {
+    print_node(p.nodes[i], i, out);
+    size_t j = i + 1;
+    while (j < p.nodes.size() && same_binding(p.nodes[i], p.nodes[j])) ++j;
+    if (j > i + 1) {
+      out += fmt::format("nodes {}-{}: same local binding as node {} (global ranks {}-{})\n", i + 1, j - 1, i,
+                         p.nodes[i + 1].ranks.front().global_rank, p.nodes[j - 1].ranks.back().global_rank);
+    }
+    i = j;
+  }
+  out += "\ncommands\n";
+  for (const Command& c : p.setup)
+    out += "  setup:        " + c.shell() + (c.creates.empty() ? "" : "    # only when " + c.creates + " is missing") + "\n";
+  out += "  cache clear:  " + (p.cache_clear.argv.empty() ? std::string("(off)") : p.cache_clear.shell()) + "\n";
+  out += "  launch:       " + p.launch.shell() + "\n";
+  if (p.launcher == "local")
+    out += fmt::format("                started {} time(s), each with its rank's RANK/LOCAL_RANK/... environment\n", p.ranks_per_node);
+  out += "  plan file:    " + p.plan_file + "\n";
+  out += "  run config:   " + p.run_config_file + "\n";
+  os << out;
+}
+
+}  // namespace bert::harness
