@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "trainer/data/batch.h"
+#include "trainer/data/data_error.h"
 #include "trainer/data/shard_io.h"
 
 namespace bert::data {

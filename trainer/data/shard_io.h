@@ -35,11 +35,19 @@ struct Limits {
 Format detect_format(const std::string& path);
 
 // Reads samples [first, first+count) (count < 0: to the end) of any layout, validated. For packed
-// files `first`/`count` count packs.
+// files `first`/`count` count packs. `layout` (optional) receives the file's layout.
 SequenceSet read_shard(const std::string& path, const Limits& limits, int64_t first = 0,
-                       int64_t count = -1);
+                       int64_t count = -1, Format* layout = nullptr);
 // Number of samples (packs for packed files) without reading the data.
 int64_t count_samples(const std::string& path);
+
+struct ShardInfo {
+  Format format = Format::varlength;
+  int64_t samples = 0;  // packs for packed files
+  int width = 0;        // fixed: the padded sequence length L (0 otherwise)
+  int mlm_width = 0;    // fixed: the padded masked-LM width P (0 otherwise)
+};
+ShardInfo shard_info(const std::string& path);  // structure only, no values read
 
 // Writes `seqs` in `format` (packed needs seqs.pack_off). Writes to PATH.tmp and renames, so a
 // failed write never leaves a file that looks complete.

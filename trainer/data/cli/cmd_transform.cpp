@@ -1,0 +1,79 @@
+#include <fmt/core.h>
+#include <memory>
+
+#include "trainer/data/cli/commands.h"
+#include "trainer/data/dataset_tools.h"
+
+namespace bert::data::cli {
+namespace {
+
+struct TransformArgs {
+  std::string in, out, format = "varlength";
+  int shards = 0, max_per_pack = 3;
+  uint64_t seed = 12345;
+  Limits limits{0, 0, 0};
+};
+
+void add_io(CLI::App* cmd, TransformArgs& a) {
+  cmd->add_option("in", a.in, "input shard or directory")->required();
+  cmd->add_option("out", a.out, "output directory")->required();
+  cmd->add_option("--vocab", a.limits.vocab_size, "check ids < vocab (0 = no check)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seq-len", a.limits.seq_len, "sequence length (fixed output width; pack/bin size)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-pred", a.limits.max_pred, "masked slots (fixed output width)")->check(CLI::NonNegativeNumber);
+}
+
+Progress step(const char* what) {
+  return [what](int64_t d, int64_t t) { progress_line(what, d, t); };
+}
+
+}  // namespace
+
+void add_transforms(CLI::App& app) {
+  auto rs = std::make_shared<TransformArgs>();
+  auto* reshard_cmd = app.add_subcommand("reshard", "rewrite N shards as M shards (sample order kept)");
+  add_io(reshard_cmd, *rs);
+  reshard_cmd->add_option("--shards", rs->shards, "output shards (e.g. 4320 or 2048)")->required()->check(CLI::PositiveNumber);
+  reshard_cmd->add_option("--format", rs->format, "output layout: fixed | varlength")
+      ->check(CLI::IsMember({"fixed", "varlength"}));
+  reshard_cmd->callback([a = rs] {
+    const auto files = input_files(a->in);
+    reshard(files, a->out, a->shards, parse_format(a->format), a->limits, step("shard written"));
+    fmt::print("reshard: {} file(s) -> {} {} shards in {}\n", files.size(), a->shards, a->format, a->out);
+  });
+
+  auto tv = std::make_shared<TransformArgs>();
+  auto* tv_cmd = app.add_subcommand("to-varlength", "rewrite fixed-length shards as variable-length (same names)");
+  add_io(tv_cmd, *tv);
+  tv_cmd->callback([a = tv] {
+    const auto files = input_files(a->in);
+    convert_files(files, a->out, Format::varlength, a->limits, step("file converted"));
+    fmt::print("to-varlength: {} file(s) -> {}\n", files.size(), a->out);
+  });
+
+  auto sb = std::make_shared<TransformArgs>();
+  auto* sb_cmd = app.add_subcommand("split4bin", "split shards into four length bins (Samsung): OUT/128 .. OUT/512");
+  add_io(sb_cmd, *sb);
+  sb_cmd->callback([a = sb] {
+    const auto files = input_files(a->in);
+    const auto counts = split4bin(files, a->out, a->limits, step("file split"));
+    fmt::print("split4bin: {} file(s) -> {}: sequences per bin {} / {} / {} / {}\n", files.size(), a->out, counts[0],
+               counts[1], counts[2], counts[3]);
+  });
+
+  auto pk = std::make_shared<TransformArgs>();
+  pk->limits.seq_len = 512;
+  auto* pk_cmd = app.add_subcommand("pack", "pack sequences (<= 3 per row of seq-len tokens), NVIDIA's packed layout");
+  add_io(pk_cmd, *pk);
+  pk_cmd->add_option("--max-per-pack", pk->max_per_pack, "sequences per pack")->check(CLI::Range(1, 64));
+  pk_cmd->add_option("--seed", pk->seed, "seed of the pack order");
+  pk_cmd->callback([a = pk] {
+    const auto files = input_files(a->in);
+    const PackSummary s = pack_files(files, a->out, a->limits, a->max_per_pack, a->seed, step("file packed"));
+    fmt::print("pack: {} sequences -> {} packs of {} tokens in {} ({:.4f} sequences/pack), packing efficiency {:.4f} "
+               "(real tokens / pack slots)\n",
+               s.sequences, s.packs, s.seq_len, a->out, s.sequences_per_pack(), s.efficiency());
+  });
+}
+
+}  // namespace bert::data::cli

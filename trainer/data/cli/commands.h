@@ -1,0 +1,18 @@
+// `bert-data` subcommands. Each add_* registers one or more subcommands on the app; their
+// callbacks throw DataError for user-caused problems (main prints it and exits 2).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <cstdint>
+
+namespace bert::data::cli {
+
+void add_synth(CLI::App& app);
+void add_grammar_stats(CLI::App& app);
+void add_info_verify(CLI::App& app);
+void add_transforms(CLI::App& app);  // reshard, to-varlength, split4bin, pack
+void add_convert_checkpoint(CLI::App& app);
+
+// Progress on stderr: "  [done/total] what", one line per step.
+void progress_line(const char* what, int64_t done, int64_t total);
+
+}  // namespace bert::data::cli

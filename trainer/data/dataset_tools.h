@@ -1,0 +1,60 @@
+// The dataset operations behind `bert-data` commands, on directories of shards. Each reads and
+// validates its input completely (DataError on the first bad value) and writes through
+// write_shard (tmp + rename). `progress(done, total)` may be null.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "trainer/data/shard_io.h"
+
+namespace bert::data {
+
+using Progress = std::function<void(int64_t done, int64_t total)>;
+
+// A shard path, or every shard (part*) of a directory.
+std::vector<std::string> input_files(const std::string& path);
+
+struct DatasetSummary {
+  int files = 0;
+  int64_t samples = 0;    // rows on disk (packs for packed)
+  int64_t sequences = 0;
+  int64_t tokens = 0;
+  int64_t masked = 0;
+  int max_length = 0;     // longest sequence (packed: longest pack)
+  std::vector<int64_t> length_hist;  // by sequence length (index = length)
+};
+
+// Reads and validates every file; `limits` values of 0 are not checked.
+DatasetSummary verify_files(const std::vector<std::string>& files, const Limits& limits, const Progress& progress);
+
+// NVIDIA's per-shard checksum (hdf5_md5.py): md5 of str(list of md5(str(row.tolist()))) over the
+// input_ids rows (fixed files: the padded row). One "<basename>\t<md5>" line per file.
+std::string chk_line(const std::string& path);
+// Compares files against a .chk list; returns the mismatches/missing as messages (empty = all match).
+std::vector<std::string> check_chk(const std::vector<std::string>& files, const std::string& chk_path);
+
+// OUT/part_XXXXX_of_MMMMM.hdf5, sample k of the concatenated input to shard floor(k*M/N).
+void reshard(const std::vector<std::string>& in, const std::string& out_dir, int shards, Format format,
+             const Limits& limits, const Progress& progress);
+// Each file rewritten as `format` (same name) into out_dir.
+void convert_files(const std::vector<std::string>& in, const std::string& out_dir, Format format,
+                   const Limits& limits, const Progress& progress);
+// Samsung's four length bins: sequences of length <= seq_len/4, /2, 3/4, full go to
+// OUT/<edge>/<same file name> (e.g. OUT/128, OUT/256, OUT/384, OUT/512 for 512). Returns the
+// sequences per bin.
+std::vector<int64_t> split4bin(const std::vector<std::string>& in, const std::string& out_dir, const Limits& limits,
+                               const Progress& progress);
+
+struct PackSummary {
+  int64_t sequences = 0, packs = 0, tokens = 0;
+  double efficiency() const;          // tokens / (packs * seq_len)
+  double sequences_per_pack() const;
+  int seq_len = 0;
+};
+// Each input shard packed into OUT/part_XXXXX (input order), at most max_per_pack per pack.
+PackSummary pack_files(const std::vector<std::string>& in, const std::string& out_dir, const Limits& limits,
+                       int max_per_pack, uint64_t seed, const Progress& progress);
+
+}  // namespace bert::data

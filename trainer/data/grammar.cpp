@@ -1,0 +1,52 @@
+#include "trainer/data/grammar.h"
+
+#include <fmt/format.h>
+#include <numeric>
+
+#include "trainer/data/data_error.h"
+
+namespace bert::data {
+
+Grammar::Grammar(int vocab_size, int topics, uint64_t seed) : vocab_(vocab_size), topics_(topics) {
+  const int content = vocab_size - kFirstContentId;
+  if (topics < 1) throw DataError(fmt::format("synth: topics {} < 1", topics));
+  if (content < 8 * topics)
+    throw DataError(fmt::format("synth: vocab size {} too small for {} topics (need >= {})", vocab_size, topics,
+                                kFirstContentId + 8 * topics));
+  group_ = content / topics;
+  std::vector<int> ids(static_cast<size_t>(content));
+  std::iota(ids.begin(), ids.end(), kFirstContentId);
+  Rng(std::initializer_list<uint64_t>{seed, 0x6772616d}).shuffle(ids.begin(), ids.end());
+  state_token_.assign(ids.begin(), ids.begin() + num_states());
+  token_state_.assign(static_cast<size_t>(vocab_size), -1);
+  for (int s = 0; s < num_states(); ++s) token_state_[state_token_[s]] = s;
+}
+
+int Grammar::random_state_in_topic(int topic, Rng& rng) const {
+  return topic * group_ + static_cast<int>(rng.below(static_cast<uint64_t>(group_)));
+}
+
+int Grammar::next_state(int state, Rng& rng) const {
+  const int topic = state / group_, j = state % group_;
+  if (rng.uniform() < kJumpProb) return random_state_in_topic(topic, rng);
+  double u = rng.uniform();
+  int step = kSteps;
+  for (int k = 0; k < kSteps; ++k) {
+    if (u < kStepProb[j % 3][k]) {
+      step = k + 1;
+      break;
+    }
+    u -= kStepProb[j % 3][k];
+  }
+  return topic * group_ + (j + step) % group_;
+}
+
+double Grammar::transition(int from, int to) const {
+  if (from / group_ != to / group_) return 0.0;
+  const int j = from % group_, d = ((to % group_) - j + group_) % group_;
+  double p = kJumpProb / group_;
+  if (d >= 1 && d <= kSteps) p += (1.0 - kJumpProb) * kStepProb[j % 3][d - 1];
+  return p;
+}
+
+}  // namespace bert::data
