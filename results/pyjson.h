@@ -17,6 +17,9 @@ namespace pyjson {
 std::string dumps(const json& v);
 void dump_to(std::string& out, const json& v);
 
+// json.dumps(v, sort_keys=True, indent=2), the checker's "current context" dumps.
+std::string dumps_pretty(const json& v);
+
 // repr(float): shortest round-trip digits, exponent form below 1e-4 and from 1e16 on.
 std::string float_repr(double d);
 

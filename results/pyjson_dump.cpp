@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "results/pyjson.h"
 
@@ -156,6 +158,51 @@ void dump_to(std::string& out, const json& v) {
     case json::value_t::binary:
     case json::value_t::discarded: out += "null"; break;
   }
+}
+
+namespace {
+void dump_pretty(std::string& out, const json& v, int level) {
+  const auto newline = [&](int l) {
+    out += '\n';
+    out.append(static_cast<size_t>(2 * l), ' ');
+  };
+  if (v.is_array() && !v.empty()) {
+    out += '[';
+    bool first = true;
+    for (const auto& e : v) {
+      if (!first) out += ',';
+      first = false;
+      newline(level + 1);
+      dump_pretty(out, e, level + 1);
+    }
+    newline(level);
+    out += ']';
+  } else if (v.is_object() && !v.empty()) {
+    std::vector<std::string> keys;
+    for (const auto& [k, e] : v.items()) keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+    out += '{';
+    bool first = true;
+    for (const auto& k : keys) {
+      if (!first) out += ',';
+      first = false;
+      newline(level + 1);
+      dump_string(out, k);
+      out += ": ";
+      dump_pretty(out, v.at(k), level + 1);
+    }
+    newline(level);
+    out += '}';
+  } else {
+    dump_to(out, v);
+  }
+}
+}  // namespace
+
+std::string dumps_pretty(const json& v) {
+  std::string out;
+  dump_pretty(out, v, 0);
+  return out;
 }
 
 std::string dumps(const json& v) {

@@ -39,8 +39,12 @@ struct ScoreOptions {
   bool rcp = true;                  // run the RCP check (closed division only)
   bool rcp_full = false;            // full_rcps instead of pruned_rcps
   bool rcp_bert_train_samples = false;
-  bool use_scaling_json = true;     // multiply by <dir>/scaling.json's scaling_factor, as the summarizer
-  bool write_scaling_json = false;  // as the package checker: replace scaling.json from the RCP result
+  // Where the scaling factor comes from. FromRcp (default) gives what the package checker followed
+  // by the summarizer produce: the RCP normalization factor when the RCP check passed with a
+  // submission mean below the RCP mean, else 1. FromFile reads <dir>/scaling.json (1 if absent),
+  // as the bare summarizer does.
+  enum class Scaling { FromRcp, FromFile } scaling = Scaling::FromRcp;
+  bool write_scaling_json = false;  // as the package checker: replace <dir>/scaling.json
 };
 
 struct ScoreResult {
@@ -49,7 +53,7 @@ struct ScoreResult {
   std::vector<RunScore> runs;       // sorted by file name
   int dropped = 0;                  // non-compliant runs
   std::optional<double> olympic_minutes;  // empty when more than one run dropped or too few runs
-  double scaling_factor = 1.0;      // from scaling.json (1.0 when absent)
+  double scaling_factor = 1.0;      // see ScoreOptions::scaling
   std::optional<double> score_minutes;    // olympic_minutes * scaling_factor
   RcpVerdict rcp;
   std::vector<std::string> notices; // NOTICE / CRITICAL ERROR lines as the summarizer prints them

@@ -1,0 +1,87 @@
+// `harness check`: one log, a results directory, or (--package) a submitter folder.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "results/check.h"
+#include "results/cli.h"
+
+namespace bert::results {
+namespace {
+
+struct CheckArgs {
+  std::string path;
+  std::string ruleset = kDefaultRuleset;
+  bool json_out = false, werror = false, quiet = false, package = false;
+  bool rcp_bypass = false, seed_bypass = false, bert_train_samples = false;
+};
+
+int run_check(const CheckArgs& a) {
+  if (a.package) {
+    PackageOptions po;
+    po.ruleset = a.ruleset;
+    po.rcp_bypass = a.rcp_bypass;
+    po.seed_checker_bypass = a.seed_bypass;
+    po.rcp_bert_train_samples = a.bert_train_samples;
+    PackageVerdict v = check_package(a.path, po);
+    std::cout << (a.json_out ? to_json(v).dump(2) + "\n" : format_report(v));
+    return v.passed ? 0 : 1;
+  }
+  CheckOptions opts{a.ruleset, a.werror, a.quiet};
+  std::error_code ec;
+  if (std::filesystem::is_directory(a.path, ec)) {
+    DirVerdict d = check_results_dir(a.path, opts);
+    json arr = json::array();
+    size_t passed = 0;
+    for (const auto& l : d.logs) {
+      passed += l.passed ? 1 : 0;
+      if (a.json_out) arr.push_back(to_json(l));
+      else std::cout << format_report(l);
+    }
+    if (a.json_out) {
+      json j = json::object();
+      j["dir"] = d.dir;
+      j["passed"] = d.all_passed();
+      j["logs"] = arr;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << passed << " of " << d.logs.size() << " logs pass (ruleset " << a.ruleset << ")\n";
+    }
+    return d.all_passed() ? 0 : 1;
+  }
+  LogVerdict v = check_log_file(a.path, opts);
+  std::cout << (a.json_out ? to_json(v).dump(2) + "\n" : format_report(v));
+  return v.passed ? 0 : 1;
+}
+
+}  // namespace
+
+void register_check_command(CLI::App& app) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand("check", "MLPerf compliance of a BERT log, results dir or submission package");
+  cmd->add_option("path", args->path, "log file, results dir (result_*.txt) or, with --package, submitter dir")
+      ->required();
+  cmd->add_option("--ruleset", args->ruleset, "training ruleset: 3.1.0, 4.0.0, 4.1.0 or 5.0.0")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json_out, "machine-readable verdicts");
+  cmd->add_flag("--werror", args->werror, "treat warnings as errors");
+  cmd->add_flag("--quiet", args->quiet, "suppress warnings");
+  cmd->add_flag("--package", args->package, "package checks on a submitter folder (systems/, results/)");
+  cmd->add_flag("--rcp-bypass", args->rcp_bypass, "with --package: do not fail on the RCP check");
+  cmd->add_flag("--seed-checker-bypass", args->seed_bypass, "with --package: skip the seed check");
+  cmd->add_flag("--rcp-bert-train-samples", args->bert_train_samples,
+                "with --package: RCP uses the train_samples line as samples to converge");
+  cmd->callback([args] {
+    int rc = 2;
+    try {
+      rc = run_check(*args);
+    } catch (const UsageError& e) {
+      std::cerr << "harness check: " << e.what() << "\n";
+      rc = 2;
+    }
+    std::cout.flush();
+    if (rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace bert::results

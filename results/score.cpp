@@ -1,0 +1,212 @@
+// harness score: the result summarizer's time to train and olympic mean, plus the RCP checker.
+#include "results/score.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "results/log_parser.h"
+#include "results/pyvalue.h"
+#include "results/rcp.h"
+#include "results/result_files.h"
+
+namespace bert::results {
+namespace {
+
+constexpr int kMaxDropped = 1;  // BERT (unet3d would be 4)
+
+std::string summary_word(const RcpVerdict& v) {
+  if (v.passed) return "Pass";
+  if (v.message == "RCP found") return "Fail";
+  if (v.message == "RCP Interpolation") return "Interp. Fail";
+  if (v.message.find("Missing") != std::string::npos) return "Missing";
+  if (v.message == "Cannot find any RCPs") return "No RCP";
+  return "Unknown state";
+}
+
+RcpVerdict rcp_from_files(const std::vector<std::filesystem::path>& files, const std::vector<std::string>& bytes,
+                          const ScoreOptions& opts, std::vector<RunScore>* runs) {
+  RcpVerdict v;
+  v.checked = true;
+  double bs = -1;
+  std::optional<std::string> benchmark;
+  bool mismatch = false, first = true;
+  int not_converged = 0;
+  std::vector<double> samples;
+  for (size_t i = 0; i < files.size(); ++i) {
+    rcp::SubmissionFile f = rcp::read_submission(bytes[i], opts.rcp_bert_train_samples);
+    if (!f.error.empty()) {
+      v.message = files[i].filename().string() + ": " + f.error + " (the official RCP checker stops here)";
+      v.summary = "Unknown state";
+      return v;
+    }
+    if (runs) {
+      (*runs)[i].converged = f.converged;
+      (*runs)[i].samples_to_converge = f.samples;
+    }
+    samples.push_back(f.samples);
+    not_converged += f.converged ? 0 : 1;
+    const double cur_bs = f.bs.value_or(-1);
+    if (!mismatch) {
+      if (bs == -1) bs = cur_bs;
+      else if (cur_bs != bs) mismatch = true;
+      if (first) benchmark = f.benchmark;
+      else if (f.benchmark != benchmark) mismatch = true;
+    }
+    first = false;
+  }
+  if (mismatch) {
+    v.message = "Batch sizes or benchmark names in files do not match (the official RCP checker stops here)";
+    v.summary = "Unknown state";
+    return v;
+  }
+  v.batch_size = static_cast<int64_t>(bs);
+  if (benchmark != "bert") {
+    v.message = "RCP data exists only for bert, the logs name " + (benchmark ? "'" + *benchmark + "'" : std::string("no benchmark"));
+    v.summary = "Unknown state";
+    return v;
+  }
+  if (bs == -1) {
+    v.message = "Could not detect global_batch_size";
+  } else if (not_converged > 1) {
+    v.message = "Insufficient convergence";
+  } else {
+    rcp::Decision d = rcp::decide(bs, samples, !opts.rcp_full);
+    v.passed = d.passed;
+    v.message = d.message;
+    v.submission_mean = d.submission_mean;
+    v.normalization_factor = d.norm_factor;
+    if (d.record) {
+      v.rcp_mean = d.record->mean;
+      v.rcp_stdev = d.record->stdev;
+      v.rcp_min_epochs = d.record->min_epochs;
+      v.max_speedup = d.record->max_speedup;
+    }
+  }
+  v.summary = summary_word(v);
+  return v;
+}
+
+std::optional<int64_t> first_seed(const ParsedLog& log) {
+  for (const auto& r : log.records)
+    if (r.key_str() && *r.key_str() == "seed") {
+      const json& s = r.value["value"];
+      if (s.is_number_integer()) return s.get<int64_t>();
+      return std::nullopt;
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RcpVerdict check_rcp(const std::filesystem::path& dir, const ScoreOptions& opts) {
+  const auto files = result_files(dir);
+  if (files.empty()) throw UsageError(dir.string() + ": no result_*.txt files");
+  std::vector<std::string> bytes;
+  for (const auto& f : files) bytes.push_back(read_file_bytes(f));
+  return rcp_from_files(files, bytes, opts, nullptr);
+}
+
+ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptions& opts) {
+  ScoreResult r;
+  r.dir = dir.string();
+  const auto files = result_files(dir);
+  if (files.empty()) throw UsageError(dir.string() + ": no result_*.txt files");
+  std::vector<std::string> bytes;
+  for (const auto& f : files) bytes.push_back(read_file_bytes(f));
+
+  CheckOptions copts;
+  copts.ruleset = opts.ruleset;
+  copts.quiet = true;
+  std::vector<double> scores;
+  for (size_t i = 0; i < files.size(); ++i) {
+    RunScore run;
+    run.file = files[i].filename().string();
+    LogVerdict v = check_log_text(bytes[i], copts, files[i].string());
+    ParsedLog log = parse_log(bytes[i]);
+    run.seed = first_seed(log);
+    if (r.division.empty())
+      for (const auto& rec : log.records)
+        if (rec.key_str() && *rec.key_str() == "submission_division" && rec.value["value"].is_string()) {
+          r.division = rec.value["value"].get<std::string>();
+          break;
+        }
+    run.compliant = v.passed;
+    if (!v.passed) {
+      run.failure = !v.checker_error.empty() ? v.checker_error
+                    : !v.failures.empty()    ? v.failures.front().text.substr(0, v.failures.front().text.find('\n'))
+                                             : "Compliance check failed";
+      ++r.dropped;
+    } else {
+      std::optional<double> start, stop;  // _query_run_start_stop
+      for (const auto& rec : log.records) {
+        if (rec.key_str() && *rec.key_str() == "run_start") start = rec.timestamp;
+        if (rec.key_str() && *rec.key_str() == "run_stop") stop = rec.timestamp;
+        if (start && stop) break;
+      }
+      if (start && stop) {
+        run.ttt_ms = *stop - *start;
+        run.minutes = *run.ttt_ms / 60 / 1000;
+        scores.push_back(*run.minutes);
+      } else {
+        run.compliant = false;
+        run.failure = start ? "run_stop not recorded" : "run_start not recorded";
+        ++r.dropped;
+      }
+    }
+    r.runs.push_back(std::move(run));
+  }
+  if (r.division.empty()) r.division = "closed";
+
+  const std::string where = dir.string();
+  if (r.dropped > kMaxDropped) {
+    r.notices.push_back("CRITICAL ERROR: Too many non-converging runs for " + where);
+  } else if (r.dropped >= 1) {
+    r.notices.push_back("NOTICE: Dropping non-converged run(s) for " + where + " using olympic scoring.");
+  }
+  if (r.dropped <= kMaxDropped) {
+    std::sort(scores.begin(), scores.end());
+    const size_t begin = kMaxDropped;
+    const size_t end = scores.size() >= static_cast<size_t>(kMaxDropped - r.dropped)
+                           ? scores.size() - static_cast<size_t>(kMaxDropped - r.dropped)
+                           : 0;
+    if (end > begin) {
+      double sum = 0;  // Python sum(): left to right
+      for (size_t i = begin; i < end; ++i) sum += scores[i];
+      r.olympic_minutes = sum * 1.0 / static_cast<double>(end - begin);
+    }
+  }
+
+  if (opts.rcp && r.division == "closed") r.rcp = rcp_from_files(files, bytes, opts, &r.runs);
+  else r.rcp.message = opts.rcp ? "not checked: open division" : "not checked";
+
+  const auto scaling_file = dir / "scaling.json";
+  if (opts.scaling == ScoreOptions::Scaling::FromFile) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(scaling_file, ec)) {
+      auto parsed = pyjson::loads(latin1_to_utf8(read_file_bytes(scaling_file)));
+      if (!parsed.ok || !parsed.value.is_object() || !parsed.value.contains("scaling_factor") ||
+          !py::is_number(parsed.value["scaling_factor"]))
+        throw UsageError(scaling_file.string() + ": scaling_factor: expected {\"scaling_factor\": <number>}");
+      r.scaling_factor = parsed.value["scaling_factor"].get<double>();
+      r.notices.push_back("NOTICE: Applying scaling factor " + pyjson::float_repr(r.scaling_factor) + " to " + where);
+    }
+  } else if (r.rcp.checked && r.rcp.passed && r.rcp.submission_mean && r.rcp.rcp_mean &&
+             *r.rcp.submission_mean < *r.rcp.rcp_mean) {
+    r.scaling_factor = r.rcp.normalization_factor;
+  }
+  if (opts.write_scaling_json && r.rcp.checked) {
+    std::error_code ec;
+    std::filesystem::remove(scaling_file, ec);
+    if (r.rcp.passed && r.rcp.submission_mean && r.rcp.rcp_mean && *r.rcp.submission_mean < *r.rcp.rcp_mean) {
+      std::ofstream out(scaling_file);
+      out << "{\"scaling_factor\": " << pyjson::float_repr(r.rcp.normalization_factor) << "}";
+      if (!out) throw UsageError(scaling_file.string() + ": cannot be written");
+    }
+  }
+  if (r.olympic_minutes) r.score_minutes = *r.olympic_minutes * r.scaling_factor;
+  return r;
+}
+
+}  // namespace bert::results

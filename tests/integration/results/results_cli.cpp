@@ -1,0 +1,21 @@
+// A stand-alone `check` / `score` front end over the results library, for tests and benchmarks
+// (the product command is `harness check|score`, which registers the same subcommands).
+#include <CLI/CLI.hpp>
+
+#include "results/cli.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"results-cli: MLPerf BERT check and score"};
+  app.require_subcommand(1);
+  bert::results::register_check_command(app);
+  bert::results::register_score_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return 0;
+}
