@@ -1,7 +1,9 @@
 // dist-smoke: bootstrap check for a launch. Detects the process, exchanges a 128-byte blob (like an
 // NCCL unique id) and every rank's host through the KV store, then runs Gloo allreduce (float and
 // double), broadcast and barrier, and prints one line per rank with what it saw.
-//   dist-smoke [--rendezvous DIR] [--count N]        exit 0 ok, 1 wrong result, 2 bootstrap error
+//   dist-smoke [--rendezvous DIR] [--count N] [--exit-rank R]
+//   exit 0 ok, 1 wrong result, 2 bootstrap/collective error; --exit-rank R: rank R exits with 3 after
+//   the rendezvous instead of joining the allreduce (to test how a launch fails when a rank dies)
 #include <unistd.h>
 
 #include <cstdio>
@@ -24,7 +26,7 @@ std::string hex(const std::string& bytes, size_t max) {
   return s;
 }
 
-int run(const std::string& rendezvous, size_t count) {
+int run(const std::string& rendezvous, size_t count, int exit_rank) {
   using namespace bert::dist;
   ProcessInfo p = detect_process();
   auto kv = make_kv_store(p, rendezvous);
@@ -48,6 +50,10 @@ int run(const std::string& rendezvous, size_t count) {
   }
 
   auto coll = make_cpu_collective(p, *kv);
+  if (p.rank == exit_rank) {
+    std::fprintf(stderr, "dist-smoke: rank %d exits on purpose (--exit-rank)\n", p.rank);
+    return 3;
+  }
   std::vector<float> f(count, static_cast<float>(p.rank + 1));
   std::vector<double> d(count, 0.5 * (p.rank + 1));
   coll->allreduce_sum(f.data(), f.size());
@@ -74,19 +80,22 @@ int run(const std::string& rendezvous, size_t count) {
 int main(int argc, char** argv) {
   std::string rendezvous;
   size_t count = 1000;
+  int exit_rank = -1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--rendezvous" && i + 1 < argc) {
       rendezvous = argv[++i];
+    } else if (a == "--exit-rank" && i + 1 < argc) {
+      exit_rank = std::atoi(argv[++i]);
     } else if (a == "--count" && i + 1 < argc) {
       count = std::strtoul(argv[++i], nullptr, 10);
     } else {
-      std::fprintf(stderr, "usage: dist-smoke [--rendezvous DIR] [--count N]\n");
+      std::fprintf(stderr, "usage: dist-smoke [--rendezvous DIR] [--count N] [--exit-rank R]\n");
       return 2;
     }
   }
   try {
-    return run(rendezvous, count);
+    return run(rendezvous, count, exit_rank);
   } catch (const bert::dist::DistError& e) {
     std::fprintf(stderr, "dist-smoke: error: %s\n", e.what());
     return 2;
