@@ -1,6 +1,7 @@
 // Fused multi-head self-attention for head dim 64 and sequences of at most 512 tokens, variable
-// length: sequence s is the flat token range [cu_seqlens[s], cu_seqlens[s+1]) of the rows*seq_len
-// token array, and attends only within itself (block-diagonal for packs, padding excluded exactly).
+// length: sequence s is the real tokens [seq_first_token[s], + seq_lengths[s]) of the rows*seq_len
+// token array (the Batch's fields), and attends only within itself (block-diagonal for packs,
+// padding excluded exactly).
 // Flash-style: scores never reach device memory; forward keeps the row logsumexp for backward.
 //   qkv  [tokens, 3 * heads * 64] bf16: columns Q | K | V, each laid out [head, 64] (fused QKV GEMM)
 //   out  [tokens, heads * 64] bf16 = softmax(Q K^T / 8) with dropout, times V; rows of tokens in no
@@ -33,7 +34,8 @@ struct AttentionShape {
 struct AttentionForwardArgs {
   AttentionShape shape;
   const __nv_bfloat16* qkv = nullptr;
-  const int32_t* cu_seqlens = nullptr;  // device, [num_sequences + 1]
+  const int32_t* seq_first_token = nullptr;  // device, [num_sequences]
+  const int32_t* seq_lengths = nullptr;      // device, [num_sequences]
   DropoutSpec dropout;
   __nv_bfloat16* out = nullptr;
   float* lse = nullptr;                 // [heads, tokens] natural-log logsumexp of the scaled scores
@@ -46,7 +48,8 @@ struct AttentionBackwardArgs {
   const __nv_bfloat16* out = nullptr;
   const __nv_bfloat16* dout = nullptr;
   const float* lse = nullptr;
-  const int32_t* cu_seqlens = nullptr;
+  const int32_t* seq_first_token = nullptr;
+  const int32_t* seq_lengths = nullptr;
   DropoutSpec dropout;
   __nv_bfloat16* dqkv = nullptr;        // [tokens, 3 * heads * 64], fully written (0 outside sequences)
   float* scratch = nullptr;             // attention_backward_scratch_floats(shape)

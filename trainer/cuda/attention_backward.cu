@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kWarps * 32) attention_backward_kernel(Attenti
   extern __shared__ __align__(128) unsigned char smem[];
   BackwardShared& sh = *reinterpret_cast<BackwardShared*>(smem);
   const int seq = blockIdx.z, head = blockIdx.y, k0 = blockIdx.x * kTile;
-  const int s0 = a.cu_seqlens[seq], len = a.cu_seqlens[seq + 1] - s0;
+  const int s0 = a.seq_first_token[seq], len = a.seq_lengths[seq];
   if (k0 >= len) return;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int hd = a.shape.heads * D;

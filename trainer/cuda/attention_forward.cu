@@ -25,7 +25,7 @@ struct ForwardShared {
 __global__ void __launch_bounds__(kWarps * 32) attention_forward_kernel(AttentionForwardArgs a) {
   __shared__ __align__(128) ForwardShared sh;
   const int seq = blockIdx.z, head = blockIdx.y, q0 = blockIdx.x * kTile;
-  const int s0 = a.cu_seqlens[seq], len = a.cu_seqlens[seq + 1] - s0;
+  const int s0 = a.seq_first_token[seq], len = a.seq_lengths[seq];
   if (q0 >= len) return;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int hd = a.shape.heads * D;

@@ -17,7 +17,7 @@ inline void check_cuda(cudaError_t e, const char* what, const char* file, int li
   if (e != cudaSuccess) throw_cuda_error(what, cudaGetErrorString(e), file, line);
 }
 inline void check_cublas(cublasStatus_t s, const char* what, const char* file, int line) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw_cuda_error(what, cublasGetStatusString(s), file, line);
+  if (s != CUBLAS_STATUS_SUCCESS) throw_cuda_error(what, cublasLtGetStatusString(s), file, line);
 }
 
 }  // namespace bert::cuda

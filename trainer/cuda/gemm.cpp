@@ -23,6 +23,8 @@ struct Gemm::Call {
   const void* bias = nullptr;  // bias (input) or bias gradient (output)
   void* aux = nullptr;
   int64_t aux_ld = 0;
+  int batch = 1;  // strided batch: element offsets between consecutive matrices
+  int64_t stride_a = 0, stride_b = 0, stride_d = 0, stride_bias = 0;
 };
 
 namespace {
@@ -40,6 +42,13 @@ struct Descs {
     if (op) cublasLtMatmulDescDestroy(op);
   }
 };
+
+void set_batch(cublasLtMatrixLayout_t l, int count, int64_t stride) {
+  if (count <= 1) return;
+  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+  BERT_CUBLAS_CHECK(
+      cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
+}
 
 template <typename T>
 void set_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const T& v) {
@@ -74,6 +83,10 @@ void Gemm::run(const Call& c, cudaStream_t stream) {
   BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.a, CUDA_R_16BF, ta ? c.k : c.m, ta ? c.m : c.k, c.lda));
   BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.b, CUDA_R_16BF, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb));
   BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.d, c.d_type, c.m, c.n, c.ldd));
+  set_batch(ds.a, c.batch, c.stride_a);
+  set_batch(ds.b, c.batch, c.stride_b);
+  set_batch(ds.d, c.batch, c.stride_d);
+  if (c.batch > 1 && c.bias) set_attr(ds.op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
   BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&ds.pref));
   BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                          &workspace_bytes_, sizeof(workspace_bytes_)));
@@ -90,14 +103,19 @@ void Gemm::run(const Call& c, cudaStream_t stream) {
 
 void Gemm::forward(const __nv_bfloat16* x, const __nv_bfloat16* w, WeightLayout layout, const __nv_bfloat16* bias,
                    __nv_bfloat16* y, int tokens, int in, int out, bool gelu, __nv_bfloat16* pre_act,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, int ld_y, const GemmBatch& batch) {
   // Y^T (out x T) = W_c (out x in) · X^T (in x T)
+  if (gelu && batch.count > 1) throw CudaError("Gemm::forward: GELU epilogue with a batch is not supported");
   Call c;
+  c.batch = batch.count;
+  c.stride_a = batch.stride_w;
+  c.stride_d = batch.stride_y;
+  c.stride_bias = batch.stride_bias;
   c.m = out; c.n = tokens; c.k = in;
   c.op_a = layout == WeightLayout::KernelInOut ? CUBLAS_OP_N : CUBLAS_OP_T;
   c.a = w; c.lda = layout == WeightLayout::KernelInOut ? out : in;
   c.b = x; c.ldb = in;
-  c.d = y; c.ldd = out;
+  c.d = y; c.ldd = ld_y ? ld_y : out;
   c.bias = bias;
   if (gelu) {
     if (!bias || !pre_act) throw CudaError("Gemm::forward: GELU needs a bias and a pre-activation buffer");
@@ -112,14 +130,14 @@ void Gemm::forward(const __nv_bfloat16* x, const __nv_bfloat16* w, WeightLayout 
 
 void Gemm::backward_data(const __nv_bfloat16* dy, const __nv_bfloat16* w, WeightLayout layout, __nv_bfloat16* dx,
                          int tokens, int in, int out, const __nv_bfloat16* gelu_aux, float beta,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, int ld_dy) {
   // dX^T (in x T) = W_c^T (in x out) · dY^T (out x T)
   if (gelu_aux && beta != 0.f) throw CudaError("Gemm::backward_data: the GELU epilogue cannot accumulate");
   Call c;
   c.m = in; c.n = tokens; c.k = out;
   c.op_a = layout == WeightLayout::KernelInOut ? CUBLAS_OP_T : CUBLAS_OP_N;
   c.a = w; c.lda = layout == WeightLayout::KernelInOut ? out : in;
-  c.b = dy; c.ldb = out;
+  c.b = dy; c.ldb = ld_dy ? ld_dy : out;
   c.d = dx; c.ldd = in;
   c.beta = beta;
   if (gelu_aux) {
@@ -131,8 +149,13 @@ void Gemm::backward_data(const __nv_bfloat16* dy, const __nv_bfloat16* w, Weight
 }
 
 void Gemm::backward_weight(const __nv_bfloat16* x, const __nv_bfloat16* dy, WeightLayout layout, float* dw,
-                           float* dbias, int tokens, int in, int out, float beta, cudaStream_t stream) {
+                           float* dbias, int tokens, int in, int out, float beta, cudaStream_t stream, int ld_dy,
+                           const GemmBatch& batch) {
+  const int64_t ldy = ld_dy ? ld_dy : out;
   Call c;
+  c.batch = batch.count;
+  c.stride_d = batch.stride_w;
+  c.stride_bias = batch.stride_bias;
   c.k = tokens;
   c.d = dw;
   c.d_type = CUDA_R_32F;
@@ -141,7 +164,7 @@ void Gemm::backward_weight(const __nv_bfloat16* x, const __nv_bfloat16* dy, Weig
   if (layout == WeightLayout::KernelInOut) {
     // dW (row-major [in, out]) = col-major (out x in) = dY^T (out x T) · X (T x in)
     c.m = out; c.n = in;
-    c.a = dy; c.lda = out; c.op_a = CUBLAS_OP_N;
+    c.a = dy; c.lda = ldy; c.op_a = CUBLAS_OP_N; c.stride_a = batch.stride_y;
     c.b = x; c.ldb = in; c.op_b = CUBLAS_OP_T;
     c.ldd = out;
     if (dbias) c.epilogue = CUBLASLT_EPILOGUE_BGRADA;
@@ -149,7 +172,7 @@ void Gemm::backward_weight(const __nv_bfloat16* x, const __nv_bfloat16* dy, Weig
     // dW (row-major [out, in]) = col-major (in x out) = X^T (in x T) · dY (T x out)
     c.m = in; c.n = out;
     c.a = x; c.lda = in; c.op_a = CUBLAS_OP_N;
-    c.b = dy; c.ldb = out; c.op_b = CUBLAS_OP_T;
+    c.b = dy; c.ldb = ldy; c.op_b = CUBLAS_OP_T; c.stride_b = batch.stride_y;
     c.ldd = in;
     if (dbias) c.epilogue = CUBLASLT_EPILOGUE_BGRADB;
   }

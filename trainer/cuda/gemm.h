@@ -13,10 +13,20 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace bert::cuda {
 
 enum class WeightLayout { KernelInOut, OutIn };
+
+// Strided batch of independent dense layers sharing the input X: batch i uses W + i*stride_w,
+// bias + i*stride_bias and writes columns [i*stride_y, i*stride_y + out) of Y (ld_y >= count*out).
+// The fused QKV projection is one such call: Q, K, V kernels sit at a constant stride in the flat
+// parameter buffer, and Y is the [tokens, 3*hidden] qkv tensor.
+struct GemmBatch {
+  int count = 1;
+  int64_t stride_w = 0, stride_bias = 0, stride_y = 0;
+};
 
 class Gemm {
  public:
@@ -28,15 +38,18 @@ class Gemm {
   // bias (bf16, nullable); gelu: y = gelu_tanh(xW + b) and pre_act (nullable unless gelu) = xW + b.
   void forward(const __nv_bfloat16* x, const __nv_bfloat16* w, WeightLayout layout, const __nv_bfloat16* bias,
                __nv_bfloat16* y, int tokens, int in, int out, bool gelu, __nv_bfloat16* pre_act,
-               cudaStream_t stream);
+               cudaStream_t stream, int ld_y = 0, const GemmBatch& batch = {});
   // gelu_aux (nullable): pre-activation of the GELU that produced this layer's input: dX ∘= gelu'(aux).
   // beta = 1 adds into dX (a tensor that feeds two consumers, e.g. the residual stream).
   void backward_data(const __nv_bfloat16* dy, const __nv_bfloat16* w, WeightLayout layout, __nv_bfloat16* dx,
-                     int tokens, int in, int out, const __nv_bfloat16* gelu_aux, float beta, cudaStream_t stream);
+                     int tokens, int in, int out, const __nv_bfloat16* gelu_aux, float beta, cudaStream_t stream,
+                     int ld_dy = 0);
   // dw fp32 in W's layout; beta = 1 accumulates (gradient accumulation). dbias (nullable) fp32 [out]
-  // is overwritten with sum over tokens of dY.
+  // is overwritten with sum over tokens of dY. With a batch, dY column block i gives dW + i*stride_w
+  // and dbias + i*stride_bias (stride_y: column offset of block i in dY).
   void backward_weight(const __nv_bfloat16* x, const __nv_bfloat16* dy, WeightLayout layout, float* dw, float* dbias,
-                       int tokens, int in, int out, float beta, cudaStream_t stream);
+                       int tokens, int in, int out, float beta, cudaStream_t stream, int ld_dy = 0,
+                       const GemmBatch& batch = {});
 
  private:
   struct Call;

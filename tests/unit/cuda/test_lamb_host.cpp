@@ -1,0 +1,45 @@
+// Host twins of the fused LAMB: the device LR schedule formula equals bert::optim::LrSchedule, and
+// the tensor table marks exactly the reference's exclusions.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "trainer/cuda/lamb.h"
+#include "trainer/cuda/lamb_tensors.h"
+#include "trainer/model/config.h"
+#include "trainer/model/params.h"
+#include "trainer/optim/schedule.h"
+
+using namespace bert::cuda;
+
+TEST_CASE("learning rate equals optim::LrSchedule, negative start_warmup_step included") {
+  struct S { float base; int warm, start, total; };
+  for (const S s : {S{2.5e-3f, 200330, -200000, 700}, S{4e-4f, 10, 0, 100}, S{9.6e-4f, 0, 0, 3680}}) {
+    LambHyper h;
+    h.base_lr = s.base;
+    h.warmup_steps = s.warm;
+    h.start_warmup_step = s.start;
+    h.total_steps = s.total;
+    bert::optim::LrSchedule ref{s.base, s.warm, s.start, s.total, 1.0};
+    for (int step : {0, 1, 5, 9, 10, 11, 329, 330, 331, 699, 700, 800, 3679})
+      CHECK(std::abs(lamb_learning_rate(h, step) - ref.at(step)) <= 1e-6 * s.base);
+  }
+}
+
+TEST_CASE("LAMB tensor table: every layout tensor once, exclusions as the reference") {
+  const auto layout = bert::model::make_param_layout(bert::model::bert_config_for_size("base"));
+  const auto t = lamb_tensors(layout);
+  REQUIRE(t.size() == layout.tensors.size());
+  size_t excluded = 0, elements = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    CHECK(t[i].offset == static_cast<int64_t>(layout.tensors[i].offset));
+    CHECK(t[i].size == static_cast<int64_t>(layout.tensors[i].size));
+    CHECK(t[i].excluded == bert::model::excluded_from_decay(layout.tensors[i].name));
+    excluded += t[i].excluded;
+    elements += static_cast<size_t>(t[i].size);
+  }
+  CHECK(elements == layout.num_params());
+  // 12 layers x (6 biases+LN in attention: q,k,v,out bias + gamma,beta = 6; ffn: 2 biases + 2 LN = 4)
+  // + embeddings LN 2 + pooler bias 1 + MLM transform bias + LN 3 + output bias 1 + NSP bias 1
+  CHECK(excluded == 12 * 10 + 2 + 1 + 3 + 1 + 1);
+}
