@@ -193,7 +193,8 @@ std::vector<RankBinding> plan_node(const NodeTopology& topo, const BindingPolicy
   if (policy.cpu == CpuPolicy::Exclusive || policy.cpu == CpuPolicy::ExclusiveNoSmt) {
     size_t cores = count_allowed_cores(topo, allowed);
     if (static_cast<size_t>(ranks_per_node) > cores)
-      throw BindingError("binding.cpu", count_of(ranks_per_node, "local ranks") + " but only " +
+      throw BindingError("binding.cpu", "local rank " + std::to_string(cores) + " has no core of its own: " +
+                                            count_of(ranks_per_node, "local ranks") + " but only " +
                                             count_of(cores, "allowed cores") + " on " + topo.source +
                                             " (allowed CPUs " + topo.allowed_cpus + "); exclusive needs a core per rank");
   }

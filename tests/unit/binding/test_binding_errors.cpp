@@ -89,7 +89,7 @@ TEST_CASE("more ranks than cores") {
   NodeTopology t = load_topology(synthetic("pack:1 numa:1 core:2 pu:2", {0, 0, 0, 0}));
   auto [field, msg] = binding_error([&] { plan_node(t, policy(CpuPolicy::Exclusive), 3); });
   CHECK(field == "binding.cpu");
-  CHECK(msg.find("3 local ranks but only 2 allowed cores") == 0);
+  CHECK(msg.find("local rank 2 has no core of its own: 3 local ranks but only 2 allowed cores") == 0);
   auto [f2, m2] = binding_error([&] { plan_node(t, policy(CpuPolicy::Node), 5); });
   CHECK(f2 == "binding.unit");
   CHECK(m2.find("5 local ranks requested but") == 0);
