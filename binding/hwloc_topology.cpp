@@ -21,6 +21,21 @@ void check_xml_file(const std::string& path) {
   if (!in) throw BindingError("topology.xml", "cannot read topology file '" + path + "': " + std::strerror(errno));
 }
 
+// hwloc 3.x writes version="3.0", which hwloc 2.x refuses; say so instead of a bare "invalid".
+std::string xml_version_hint(const std::string& path) {
+  std::ifstream in(path);
+  std::string head(2048, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const std::string key = "<topology version=\"";
+  size_t at = head.find(key);
+  if (at == std::string::npos || at + key.size() >= head.size()) return "";
+  char major = head[at + key.size()];
+  if (major < '3' || major > '9') return "";
+  return "; it was written by hwloc " + std::string(1, major) + ".x, and hwloc " + std::to_string(HWLOC_API_VERSION >> 16) +
+         ".x reads XML versions up to 2 (re-export it with lstopo from hwloc 2.x)";
+}
+
 }  // namespace
 
 HwlocTopology HwlocTopology::load(const TopologySource& src, bool with_io) {
@@ -39,8 +54,10 @@ HwlocTopology HwlocTopology::load(const TopologySource& src, bool with_io) {
   // Without this hwloc 2.x drops every PCI/OS device and no GPU can be found.
   if (with_io) hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   if (hwloc_topology_load(t) != 0) {
-    std::string field = src.kind == TopologyKind::Xml ? "topology.xml" : "topology";
-    throw BindingError(field, describe(src) + " is not a valid hwloc topology (hwloc could not load it)");
+    if (src.kind == TopologyKind::Xml)
+      throw BindingError("topology.xml", describe(src) + " is not a valid hwloc topology (hwloc could not load it)" +
+                                             xml_version_hint(src.value));
+    throw BindingError("topology", describe(src) + " could not be loaded by hwloc");
   }
   if (hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) <= 0)
     throw BindingError("topology", describe(src) + " has no processing units");

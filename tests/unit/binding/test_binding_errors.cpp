@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 
 #include "fixtures.h"
 
@@ -37,6 +38,20 @@ TEST_CASE("XML that is not a topology") {
   std::remove(garbage.c_str());
   CHECK(gfield == "topology.xml");
   CHECK(gmsg.find("topology file 'binding_test_garbage.xml' is not a valid hwloc topology") == 0);
+}
+
+TEST_CASE("XML written by hwloc 3 is refused with the reason") {
+  std::ifstream in(shipped("h100_1gpu_16c.xml"));
+  std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string v2 = "<topology version=\"2.0\">";
+  REQUIRE(xml.find(v2) != std::string::npos);
+  xml.replace(xml.find(v2), v2.size(), "<topology version=\"3.0\">");
+  std::string path = "binding_test_hwloc3.xml";
+  std::ofstream(path) << xml;
+  auto [field, msg] = binding_error([&] { load_xml(path); });
+  std::remove(path.c_str());
+  CHECK(field == "topology.xml");
+  CHECK(msg.find("is not a valid hwloc topology (hwloc could not load it); it was written by hwloc 3.x") != std::string::npos);
 }
 
 TEST_CASE("missing topology file") {
