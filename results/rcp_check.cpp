@@ -48,7 +48,8 @@ SubmissionFile read_submission(std::string_view bytes, bool use_train_samples) {
       const std::string_view str = line.substr(kMllogToken.size());
       auto has = [&](std::string_view s) { return str.find(s) != std::string_view::npos; };
       if (has("global_batch_size")) {
-        const json& v = field(load_or_raise(str, "global_batch_size"), "value", "global_batch_size");
+        const json j = load_or_raise(str, "global_batch_size");
+        const json& v = field(j, "value", "global_batch_size");
         if (!py::is_number(v)) throw ReadError{"global_batch_size is not a number: " + py::repr(v)};
         out.bs = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
       }
@@ -57,7 +58,8 @@ SubmissionFile read_submission(std::string_view bytes, bool use_train_samples) {
         if (*out.benchmark != "bert") use_train_samples = false;
       }
       if (!use_train_samples && (has("eval_error") || has("eval_accuracy"))) {
-        const json& md = field(load_or_raise(str, "eval_accuracy"), "metadata", "eval_accuracy");
+        const json j = load_or_raise(str, "eval_accuracy");
+        const json& md = field(j, "metadata", "eval_accuracy");
         json e = field(md, "epoch_num", "eval_accuracy");
         if (e.is_number_float()) e = round3(e.get<double>());
         conv = e;
@@ -90,10 +92,10 @@ Decision decide(double bs, std::vector<double> samples, bool use_pruned) {
   const Table& t = bert_table();
   const auto& recs = use_pruned ? t.pruned : t.full;
   Decision d;
+  std::sort(samples.begin(), samples.end());
+  const double mean = samples.size() >= 2 ? np_mean(samples, 1, samples.size() - 1) : std::nan("");
+  d.submission_mean = mean;
   auto eval = [&](const Record& r) {
-    std::sort(samples.begin(), samples.end());
-    const double mean = samples.size() >= 2 ? np_mean(samples, 1, samples.size() - 1) : std::nan("");
-    d.submission_mean = mean;
     d.record = r;
     const double nf = r.mean / mean;
     d.norm_factor = nf < 1 ? 1.0 : nf;

@@ -1,0 +1,143 @@
+"""Scores synthetic 10-run BERT result sets with the official RCP checker (as the package checker
+runs it: pruned RCPs, writing scaling.json) followed by the official result summarizer, and with
+ours (results_cli score --json), and fails unless every number agrees to 1e-9 relative.
+Usage: compare_scoring.py RESULTS_CLI MAKE_LOG WORKDIR"""
+import contextlib
+import io
+import json
+import logging
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+from mlperf_logging.rcp_checker import rcp_checker
+from mlperf_logging.result_summarizer import result_summarizer
+
+logging.disable(logging.CRITICAL)
+REL = 1e-9
+
+
+def run(samples, minutes, status="success", accuracy=0.7213):
+    return dict(samples=samples, minutes=minutes, status=status, accuracy=accuracy)
+
+
+def failed_run(samples=3000000):
+    return run(samples, 9.0, "aborted", 0.70)
+
+
+def spread(rng, mean, sd, n=10):
+    return [run(int(rng.gauss(mean, sd)), round(rng.uniform(4.5, 6.5), 4)) for _ in range(n)]
+
+
+def sets():
+    rng = random.Random(7)
+    yield "all_pass_interp_1536", "5.0.0", 1536, spread(rng, 2600000, 80000)
+    yield "one_failed", "5.0.0", 1536, spread(rng, 2600000, 80000, 9) + [failed_run()]
+    yield "two_failed", "5.0.0", 1536, spread(rng, 2600000, 80000, 8) + [failed_run(), failed_run()]
+    yield "found_448_pass", "5.0.0", 448, spread(rng, 2450000, 90000)
+    yield "found_4608_fail", "5.0.0", 4608, spread(rng, 2000000, 50000)
+    yield "interp_1536_fail", "5.0.0", 1536, spread(rng, 2000000, 50000)
+    yield "interp_1536_scaled", "5.0.0", 1536, spread(rng, 2450000, 30000)
+    yield "interp_576", "5.0.0", 576, spread(rng, 2500000, 60000)
+    yield "interp_13888", "5.0.0", 13888, spread(rng, 4900000, 90000)
+    yield "smaller_256_slower", "5.0.0", 256, spread(rng, 2600000, 60000)
+    yield "smaller_256_missing", "5.0.0", 256, spread(rng, 2000000, 60000)
+    yield "larger_20000_missing", "5.0.0", 20000, spread(rng, 6000000, 60000)
+    yield "mixed_batch_sizes", "5.0.0", [1536] * 9 + [3072], spread(rng, 2600000, 80000)
+    yield "found_6144_scaled", "4.1.0", 6144, spread(rng, 3260000, 20000)
+    yield "all_pass_3_1", "3.1.0", 3072, spread(rng, 2700000, 70000)
+    yield "all_pass_4_0", "4.0.0", 8192, spread(rng, 4000000, 70000)
+
+
+def make_set(make_log, d, ruleset, gbs, runs):
+    os.makedirs(d)
+    for i, r in enumerate(runs):
+        args = [make_log, "--ruleset", ruleset, "--gbs", str(gbs[i] if isinstance(gbs, list) else gbs), "--seed", str(1000 + i),
+                "--samples", str(r["samples"]), "--minutes", str(r["minutes"]), "--status", r["status"],
+                "--accuracy", str(r["accuracy"]), "--start-ms", str(1700000000000 + i * 10**7)]
+        with open(os.path.join(d, f"result_{i}.txt"), "wb") as f:
+            subprocess.run(args, check=True, stdout=f)
+
+
+def official(d, ruleset):
+    out = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            ok, msg, norm = rcp_checker.check_directory(d, "training", ruleset, False, False, rcp_file=None,
+                                                        rcp_pass="pruned_rcps", rcp_bypass=False, set_scaling=True)
+            out.update(rcp_passed=ok, rcp_message=msg, norm=norm)
+            files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("result_"))
+            bs, epochs, _ = rcp_checker.get_submission_epochs(files, ruleset, False)
+            if epochs is not None:
+                epochs.sort()
+                out["subm_mean"] = float(np.mean(epochs[1:len(epochs) - 1]))
+        except Exception as e:  # noqa: BLE001 (the official RCP checker crashes on some inputs)
+            out.update(rcp_crash=f"{type(e).__name__}: {e}")
+        track, _, score, _, scaling = result_summarizer._compute_strong_score_standalone(
+            "bert", "sys", False, d, "training", ruleset, return_full_scores=True)
+    out.update(score=score, scaling=scaling,
+               minutes={os.path.basename(k): v for k, v in track.items()})
+    return out
+
+
+def ours(cli, d, ruleset, extra=()):
+    p = subprocess.run([cli, "score", "--json", "--ruleset", ruleset, *extra, d], capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"our score failed on {d}: exit {p.returncode} {p.stderr}")
+    return json.loads(p.stdout)
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return a == b or abs(a - b) <= REL * max(abs(a), abs(b))
+
+
+def main():
+    cli, make_log, work = sys.argv[1:4]
+    shutil.rmtree(work, ignore_errors=True)
+    bad = []
+    for name, ruleset, gbs, runs in sets():
+        d = os.path.join(work, name)
+        make_set(make_log, d, ruleset, gbs, runs)
+        our = ours(cli, d, ruleset)  # scaling from the RCP normalization (package checker + summarizer)
+        off = official(d, ruleset)   # writes scaling.json like the package checker
+        our_file = ours(cli, d, ruleset, ["--scaling-json"])  # the bare summarizer on that scaling.json
+        problems = []
+        if "rcp_crash" in off:
+            if our["rcp"]["passed"] or our["rcp"]["summary"] != "Unknown state":
+                problems.append(f"official RCP crashed ({off['rcp_crash']}), ours {our['rcp']}")
+        else:
+            if off["rcp_passed"] != our["rcp"]["passed"] or off["rcp_message"] != our["rcp"]["message"]:
+                problems.append(f"RCP {off['rcp_passed']} '{off['rcp_message']}' vs {our['rcp']['passed']} "
+                                f"'{our['rcp']['message']}'")
+            if not close(off["norm"], our["rcp"]["normalization_factor"]):
+                problems.append(f"normalization {off['norm']} vs {our['rcp']['normalization_factor']}")
+            if "subm_mean" in off and not close(off["subm_mean"], our["rcp"]["submission_mean"]):
+                problems.append(f"submission mean {off['subm_mean']} vs {our['rcp']['submission_mean']}")
+        for label, mine in (("score", our), ("score with scaling.json", our_file)):
+            if not close(off["score"], mine["score_minutes"]):
+                problems.append(f"{label} {off['score']} vs {mine['score_minutes']}")
+        if not close(off["scaling"], our_file["scaling_factor"]):
+            problems.append(f"scaling factor {off['scaling']} vs {our_file['scaling_factor']}")
+        mine_minutes = {r["file"]: r["minutes"] for r in our["runs"] if r["minutes"] is not None}
+        if set(mine_minutes) != set(off["minutes"]) or any(
+                not close(off["minutes"][k], mine_minutes[k]) for k in mine_minutes):
+            problems.append(f"per-run minutes {off['minutes']} vs {mine_minutes}")
+        status = "ok" if not problems else "MISMATCH"
+        print(f"{status:8} {name:24} score {off['score']} | RCP {off.get('rcp_message', off.get('rcp_crash'))} "
+              f"| scaling {off['scaling']}")
+        bad += [f"{name}: {p}" for p in problems]
+    for b in bad:
+        print("  " + b)
+    if bad:
+        sys.exit(1)
+    print("all scores agree to 1e-9")
+
+
+if __name__ == "__main__":
+    main()
