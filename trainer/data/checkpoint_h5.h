@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "trainer/data/data_error.h"
+
 namespace bert::data {
 
 struct Tensor {

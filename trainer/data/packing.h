@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "trainer/data/sequences.h"
+#include "trainer/data/data_error.h"
 
 namespace bert::data {
 

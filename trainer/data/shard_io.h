@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "trainer/data/sequences.h"
+#include "trainer/data/data_error.h"
 
 namespace bert::data {
 

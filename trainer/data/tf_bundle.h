@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "trainer/data/data_error.h"
+
 namespace bert::data {
 
 struct TfEntry {

@@ -1,0 +1,48 @@
+// Helpers for the trainer/data unit tests: a scratch directory and small hand-made sequences.
+#pragma once
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "trainer/data/sequences.h"
+
+namespace bert::data::test {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() / ("bert_data_test_" + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// `n` sequences of lengths 5 + (i*7) % (max_len-4), tokens 104 + i + t, two masked positions each.
+inline SequenceSet make_sequences(int n, int max_len = 32) {
+  SequenceSet s;
+  for (int i = 0; i < n; ++i) {
+    const int len = 5 + (i * 7) % (max_len - 4);
+    std::vector<int16_t> ids(len);
+    std::vector<int8_t> seg(len);
+    for (int t = 0; t < len; ++t) {
+      ids[t] = static_cast<int16_t>(104 + (i + t) % 200);
+      seg[t] = t >= len / 2 ? 1 : 0;
+    }
+    ids[0] = 101;
+    const int16_t pos[2] = {1, static_cast<int16_t>(len - 2)};
+    const int16_t mids[2] = {static_cast<int16_t>(104 + i % 50), static_cast<int16_t>(105 + i % 50)};
+    s.append(ids.data(), seg.data(), len, pos, mids, len - 2 > 1 ? 2 : 1, static_cast<int8_t>(i % 2));
+  }
+  return s;
+}
+
+}  // namespace bert::data::test
