@@ -226,6 +226,8 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   } catch (const std::invalid_argument& e) {
     fail_at(cfg, "experiment.seed_policy", e.what());
   }
+  if (cfg.integer("benchmark.eval_interval_samples") == 0)
+    fail_at(cfg, "benchmark.eval_interval_samples", "must be > 0, or -1 for the MLPerf formula; got 0");
   check_duration(cfg, "experiment.walltime");
   check_duration(cfg, "launcher.srun.time_per_run");
   ex.walltime = cfg.str("experiment.walltime");

@@ -1,0 +1,237 @@
+#include <doctest/doctest.h>
+
+#include "harness/plan/build_plan.h"
+
+using namespace bert::harness;
+
+namespace {
+
+BuildOptions fixed_options() {
+  BuildOptions o;
+  o.bin_dir = "/opt/bert/bin";
+  o.random_seed = [n = uint64_t{100}]() mutable { return n++; };
+  return o;
+}
+
+Plan plan_of(const std::string& yaml, std::vector<std::string> sets = {}, BuildOptions o = fixed_options()) {
+  Overrides ov;
+  ov.sets = std::move(sets);
+  return build_plan(Config::from_text(yaml, "p.yaml", ov), o);
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Two 2-socket nodes, 4 GPUs (2 per socket), mpirun over hosts a and b.
+const char* kTwoNodes = R"(
+nodes: {count: 2, gpus_per_node: 4}
+topology:
+  synthetic: "pack:2 numa:1 core:4 pu:2"
+  gpu_numa_map: [0, 0, 1, 1]
+launcher:
+  type: mpirun
+  mpirun: {hosts: [a, b]}
+benchmark:
+  data: {train_dir: /d/train, eval_dir: /d/eval}
+experiment: {nexp: 3, seed_policy: "sequence:40"}
+env: {NCCL_DEBUG: WARN}
+)";
+
+}  // namespace
+
+TEST_CASE("shell quoting is POSIX-safe") {
+  CHECK(shell_quote("plain/path-1.0,x:y=z") == "plain/path-1.0,x:y=z");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_quote("a b") == "'a b'");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+  CHECK(shell_quote("$(rm -rf /)") == "'$(rm -rf /)'");
+  CHECK(shell_quote("a;b|c&d") == "'a;b|c&d'");
+  CHECK(shell_quote("nvcr.io#nvidia/pytorch:24.04") == "'nvcr.io#nvidia/pytorch:24.04'");
+  Command c;
+  c.argv = {"sh", "-c", "sync && echo 'x'"};
+  c.env = {{"A", "1 2"}, {"B", "ok"}};
+  CHECK(c.shell() == "A='1 2' B=ok sh -c 'sync && echo '\\''x'\\'''");
+}
+
+TEST_CASE("ranks: global rank, GPU and rank environment on every node") {
+  Plan p = plan_of(kTwoNodes);
+  CHECK(p.num_nodes == 2);
+  CHECK(p.ranks_per_node == 4);
+  CHECK(p.world_size == 8);
+  REQUIRE(p.nodes.size() == 2);
+  CHECK(p.nodes[0].hostname == "a");
+  CHECK(p.nodes[1].hostname == "b");
+  const RankPlan& r = p.nodes[1].ranks[2];
+  CHECK(r.global_rank == 6);
+  CHECK(r.node_index == 1);
+  CHECK(r.local_rank == 2);
+  CHECK(r.binding.gpu == 2);
+  CHECK(r.binding.mems == "1");
+  CHECK(r.env.at("RANK") == "6");
+  CHECK(r.env.at("WORLD_SIZE") == "8");
+  CHECK(r.env.at("LOCAL_RANK") == "2");
+  CHECK(r.env.at("LOCAL_WORLD_SIZE") == "4");
+  CHECK(r.env.at("NODE_RANK") == "1");
+  CHECK(r.env.at("MASTER_ADDR") == "a");
+  CHECK(r.env.at("MASTER_PORT") == "29500");
+  CHECK(p.env.at("NCCL_DEBUG") == "WARN");
+}
+
+TEST_CASE("mpirun: launch line, env forwarded with -x, cache clear one per node") {
+  Plan p = plan_of(kTwoNodes);
+  const auto& a = p.launch.argv;
+  REQUIRE(a.size() > 10);
+  CHECK(a[0] == "mpirun");
+  CHECK(p.launch.shell().find("-np 8 --map-by ppr:4:node --bind-to none --host a:4,b:4") != std::string::npos);
+  CHECK(p.launch.shell().find("-x NCCL_DEBUG=WARN") != std::string::npos);
+  CHECK(p.launch.shell().find("-x MASTER_ADDR=a") != std::string::npos);
+  CHECK(p.launch.shell().ends_with(
+      "/opt/bert/bin/bind --plan output/plan.json -- /opt/bert/bin/trainer --config output/run.yaml"));
+  CHECK(p.cache_clear.shell().starts_with("mpirun -np 2 --map-by ppr:1:node --bind-to none --host a:1,b:1"));
+  CHECK(p.cache_clear.shell().ends_with("sh -c 'sync && /sbin/sysctl vm.drop_caches=3'"));
+  CHECK(p.plan_file == "output/plan.json");
+  CHECK(p.run_config_file == "output/run.yaml");
+}
+
+TEST_CASE("srun + pyxis: gres on every step, container import in setup, mounts, sudo cache clear") {
+  Plan p = plan_of(kTwoNodes, {"launcher.type=srun", "launcher.mpirun.hosts=[]", "launcher.srun.mpi=pmi2",
+                               "launcher.srun.gres_every_step=true", "launcher.srun.time_per_run=12",
+                               "container.image=/sq/bert.sqsh", "experiment.output_dir=/out",
+                               "experiment.cache_clear_sudo=true", "container.mount_infiniband=true",
+                               "container.remap_root=true"});
+  REQUIRE(p.setup.size() == 1);
+  CHECK(p.setup[0].shell() ==
+        "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 --container-image=/sq/bert.sqsh --container-name=bert true");
+  CHECK(p.cache_clear.shell() ==
+        "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 sh -c 'sync && sudo -n /sbin/sysctl vm.drop_caches=3'");
+  CHECK(p.launch.shell() ==
+        "NCCL_DEBUG=WARN srun -l --mpi=pmi2 --nodes=2 --ntasks=8 --ntasks-per-node=4 --gres=gpu:4 --kill-on-bad-exit=1 --time=12 "
+        "--container-name=bert --container-mounts=/d/train:/data/train,/d/eval:/data/eval,/out:/results,"
+        "/dev/infiniband:/dev/infiniband --container-workdir=/workspace/bert --no-container-mount-home "
+        "--container-remap-root /usr/local/bin/bind --plan /results/plan.json -- /usr/local/bin/trainer --config /results/run.yaml");
+  CHECK(p.trainer_config["data"]["train_dir"] == "/data/train");
+  CHECK(p.trainer_config["data"]["eval_file"] == "/data/eval");
+  CHECK(p.nodes[1].hostname == "slurm-node-1");
+}
+
+TEST_CASE("srun: the container name carries the job id inside an allocation") {
+  BuildOptions o = fixed_options();
+  o.env = {{"SLURM_JOB_ID", "4242"}, {"MLPERF_SLURM_FIRSTNODE", "gpu01"}};
+  Plan p = plan_of(kTwoNodes, {"launcher.type=srun", "launcher.mpirun.hosts=[]", "container.image=docker://nvcr.io#nvidia/x:1"}, o);
+  CHECK(p.setup[0].shell().find("--container-name=bert_4242") != std::string::npos);
+  CHECK(p.setup[0].shell().find("'--container-image=docker://nvcr.io#nvidia/x:1'") != std::string::npos);
+  CHECK(p.nodes[0].ranks[0].env.at("MASTER_ADDR") == "gpu01");
+}
+
+TEST_CASE("local launcher: bare bind + trainer, rank env, rendezvous dir, synthetic data setup") {
+  Plan p = plan_of(R"(
+topology: {synthetic: "pack:2 numa:1 core:2 pu:1"}
+binding: {unit: socket}
+benchmark:
+  model: tiny
+  vocab_size: 1024
+  max_seq_length: 128
+  synthetic: {shards: 2, samples_per_shard: 64, eval_samples: 32}
+experiment: {nexp: 2, cache_clear: "off", output_dir: "out dir"}
+)");
+  CHECK(p.launcher == "local");
+  CHECK(p.world_size == 2);
+  CHECK(p.nodes[0].hostname == "localhost");
+  CHECK(p.nodes[0].ranks[1].env.at("MASTER_ADDR") == "127.0.0.1");
+  CHECK(p.cache_clear.argv.empty());
+  CHECK(p.launch.shell() == "/opt/bert/bin/bind --plan 'out dir/plan.json' -- /opt/bert/bin/trainer --config 'out dir/run.yaml'");
+  REQUIRE(p.setup.size() == 1);
+  CHECK(p.setup[0].shell() ==
+        "/opt/bert/bin/bert-data synth --out 'out dir/data' --format varlength --shards 2 --samples-per-shard 64 "
+        "--eval-samples 32 --vocab 1024 --seq-len 128 --seed 1234");
+  CHECK(p.setup[0].creates == "out dir/data");
+  CHECK(p.trainer_config["data"]["train_dir"] == "out dir/data/train");
+  CHECK(p.trainer_config["run"]["rendezvous_dir"] == "out dir/rendezvous");
+  CHECK(p.trainer_config["run"]["backend"] == "cpu");
+  CHECK(p.trainer_config["model"]["size"] == "tiny");
+}
+
+TEST_CASE("seeds are resolved per experiment and recorded") {
+  CHECK(plan_of(kTwoNodes).experiment.seeds == std::vector<uint64_t>{40, 41, 42});
+  CHECK(resolve_seeds("fixed:7", 3, {}) == std::vector<uint64_t>{7, 7, 7});
+  auto r = resolve_seeds("random", 4, [n = uint64_t{0}]() mutable { return (n++) / 2; });  // repeats are skipped
+  CHECK(r == std::vector<uint64_t>{0, 1, 2, 3});
+  CHECK_THROWS_AS(resolve_seeds("fixed:", 1, {}), std::invalid_argument);
+  CHECK_THROWS_AS(resolve_seeds("lucky", 1, {}), std::invalid_argument);
+  CHECK(error_of([] { plan_of(kTwoNodes, {"experiment.seed_policy=sequence:x"}); }) ==
+        "--set experiment.seed_policy=sequence:x: experiment.seed_policy: 'sequence:x': expected sequence:<non-negative integer>");
+  Plan fixed = plan_of(kTwoNodes, {"experiment.seed_policy=fixed:3"});
+  REQUIRE(fixed.warnings.size() == 1);
+  CHECK(fixed.warnings[0].find("same seed") != std::string::npos);
+}
+
+TEST_CASE("plan JSON round-trips") {
+  Plan p = plan_of(kTwoNodes, {"launcher.type=srun", "launcher.mpirun.hosts=[]", "container.image=/sq/b.sqsh", "experiment.output_dir=/o"});
+  json j = p.to_json();
+  Plan q = Plan::from_json(j);
+  CHECK(q.to_json() == j);
+  CHECK(j["nodes"][1]["ranks"][3]["global_rank"] == 7);
+  CHECK(j["nodes"][1]["ranks"][3]["binding"]["gpu"] == 3);
+  CHECK(j["launch"]["shell"] == p.launch.shell());
+  CHECK(j["experiment"]["seeds"].size() == 3);
+}
+
+TEST_CASE("systems JSON carries every field the MLPerf system checker requires") {
+  Plan p = plan_of(kTwoNodes, {"system.name=Box", "system.submitter=Org", "system.json.cooling=liquid", "system.host_processors_per_node=2"});
+  for (const char* k : {"submitter", "division", "status", "system_name", "number_of_nodes", "host_processors_per_node",
+                        "host_processor_model_name", "host_processor_core_count", "host_processor_vcpu_count",
+                        "host_processor_frequency", "host_processor_caches", "host_processor_interconnect", "host_memory_capacity",
+                        "host_storage_type", "host_storage_capacity", "host_networking", "host_networking_topology",
+                        "host_memory_configuration", "accelerators_per_node", "accelerator_model_name",
+                        "accelerator_host_interconnect", "accelerator_frequency", "accelerator_on-chip_memories",
+                        "accelerator_memory_configuration", "accelerator_memory_capacity", "accelerator_interconnect",
+                        "accelerator_interconnect_topology", "cooling", "hw_notes", "framework", "other_software_stack",
+                        "operating_system", "sw_notes"})
+    CHECK_MESSAGE(p.system_json.contains(k), k);
+  CHECK(p.system_json["system_name"] == "Box");
+  CHECK(p.system_json["number_of_nodes"] == "2");
+  CHECK(p.system_json["accelerators_per_node"] == "4");
+  CHECK(p.system_json["host_processor_core_count"] == "4");
+  CHECK(p.system_json["host_processor_vcpu_count"] == "8");
+  CHECK(p.system_json["cooling"] == "liquid");
+  CHECK(p.trainer_config["submission"]["submission_org"] == "Org");
+  CHECK(p.trainer_config["submission"]["submission_platform"] == "2xBox");
+}
+
+TEST_CASE("cross-field errors point at the key") {
+  CHECK(error_of([] { plan_of(kTwoNodes, {"container.image=/sq/b.sqsh"}); }) ==
+        "--set container.image=/sq/b.sqsh: container.image: containers are started through pyxis, which needs launcher.type srun (got mpirun)");
+  CHECK(error_of([] { plan_of(kTwoNodes, {"benchmark.eval_interval_samples=0"}); }).find("must be > 0, or -1") != std::string::npos);
+  CHECK(error_of([] { plan_of(kTwoNodes, {"nodes.gpus_per_node=0", "binding.unit=gpu"}); }).find("nodes.gpus_per_node: 0 GPUs per node") !=
+        std::string::npos);
+  CHECK(error_of([] { plan_of(kTwoNodes, {"nodes.gpus_per_node=6"}); }).find("is 6 but") != std::string::npos);
+  CHECK(error_of([] { plan_of(kTwoNodes, {"launcher.mpirun.hosts=[a]"}); }).find("one host per node (2)") != std::string::npos);
+  CHECK(error_of([] { plan_of(kTwoNodes, {"launcher.type=local"}); }).find("nodes.count") != std::string::npos);
+  CHECK(error_of([] { plan_of(kTwoNodes, {"experiment.walltime=1h"}); }).find("is not a Slurm time") != std::string::npos);
+  CHECK(error_of([] { plan_of(kTwoNodes, {"topology.xml=/x.xml"}); }).find("not both") != std::string::npos);
+}
+
+TEST_CASE("a bad container mount points at its list item") {
+  std::string yaml = std::string(kTwoNodes) + "container:\n  image: /sq/b.sqsh\n  mounts:\n    - /ok:/ok\n    - /a,b:/c\n";
+  std::string msg = error_of([&] { plan_of(yaml, {"launcher.type=srun", "launcher.mpirun.hosts=[]", "experiment.output_dir=/o"}); });
+  CHECK(msg == "p.yaml:17:7: container.mounts[1]: mount source path '/a,b' contains ',', which pyxis uses as a separator in --container-mounts");
+}
+
+TEST_CASE("binding errors are mapped to the YAML key") {
+  // Socket 0 fully reserved: the ranks of GPUs 0 and 1 are left without a CPU (binding.cpu is a default here,
+  // so the message points at the file).
+  std::string msg = error_of([] { plan_of(kTwoNodes, {"topology.reserved_cpus=0-7"}); });
+  CHECK(msg.rfind("p.yaml:1:1: binding.cpu: ", 0) == 0);
+  // A GPU map longer than the GPUs of an XML topology (the DGX H100 has 8).
+  std::string yaml = std::string("topology:\n  xml: ") + BERT_SOURCE_DIR + "/systems/topologies/dgxh100.xml\n"
+                     "  gpu_numa_map: [0, 0, 0, 0, 1, 1, 1, 1, 1]\nbenchmark: {data: {train_dir: /t, eval_dir: /e}}\n";
+  std::string map = error_of([&] { plan_of(yaml); });
+  CHECK(map.rfind("p.yaml:3:17: topology.gpu_numa_map: ", 0) == 0);
+}
