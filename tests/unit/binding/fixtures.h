@@ -2,16 +2,25 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "binding/binding.h"
 #include "binding/cpu_list.h"
+#include "binding/hwloc_topology.h"
 
 namespace bert::binding::test {
 
 inline std::string fixture(const std::string& name) { return std::string(BERT_BINDING_FIXTURES) + "/" + name; }
 inline std::string shipped(const std::string& name) { return std::string(BERT_TOPOLOGIES) + "/" + name; }
+
+// A per-process scratch file name in the temp dir (removed by the test that writes it).
+inline std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("bert_binding_" + std::to_string(getpid()) + "_" + name)).string();
+}
 
 inline NodeTopology load_xml(const std::string& path, const std::string& reserved = "",
                              const std::vector<int>& map = {}) {
@@ -21,6 +30,18 @@ inline NodeTopology load_xml(const std::string& path, const std::string& reserve
   src.reserved_cpus = reserved;
   src.gpu_numa_map = map;
   return load_topology(src);
+}
+
+// PCI devices of NVIDIA in the raw hwloc topology (GPUs plus NVSwitches), to show what was skipped.
+inline int nvidia_pci_devices(const std::string& path) {
+  TopologySource src;
+  src.kind = TopologyKind::Xml;
+  src.value = path;
+  HwlocTopology t = HwlocTopology::load(src);
+  int n = 0;
+  for (hwloc_obj_t d = hwloc_get_next_pcidev(t.get(), nullptr); d; d = hwloc_get_next_pcidev(t.get(), d))
+    n += d->attr->pcidev.vendor_id == 0x10de;
+  return n;
 }
 
 inline BindingPolicy policy(CpuPolicy cpu, MemPolicy mem = MemPolicy::Node, RankUnit unit = RankUnit::Gpu) {

@@ -28,9 +28,9 @@ const char* kPlan = R"({"nodes": [
     {"global_rank": 2, "node_index": 1, "local_rank": 0, "binding": {"local_rank": 0, "gpu": 0, "gpu_busid": "", "numa_node": 0, "cpus": "0", "mems": ""}}]}
 ]})";
 
-std::string write(const std::string& name, const std::string& text) {
-  std::ofstream(name) << text;
-  return name;
+std::string write(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path;
 }
 
 }  // namespace
@@ -63,7 +63,7 @@ TEST_CASE("local rank and node come from the launcher environment in bindpcie's 
 }
 
 TEST_CASE("reading a rank from plan.json") {
-  std::string plan = write("binding_test_plan.json", kPlan);
+  std::string plan = write(temp_path("plan.json"), kPlan);
   PlannedRank r = read_planned_rank(plan, RankIdentity{0, 1, "NODE_RANK", "LOCAL_RANK"});
   CHECK(r.hostname == "n0");
   CHECK(r.global_rank == 1);
@@ -75,15 +75,15 @@ TEST_CASE("reading a rank from plan.json") {
 
   auto [f, m] = binding_error([&] { read_planned_rank(plan, RankIdentity{0, 5, "default", "LOCAL_RANK"}); });
   CHECK(f == "plan");
-  CHECK(m == "binding_test_plan.json: nodes[0].ranks has no local rank 5 (from LOCAL_RANK)");
+  CHECK(m == plan + ": nodes[0].ranks has no local rank 5 (from LOCAL_RANK)");
   CHECK(binding_error([&] { read_planned_rank(plan, RankIdentity{2, 0, "SLURM_NODEID", "x"}); }).second ==
-        "binding_test_plan.json: node index 2 (from SLURM_NODEID) but the plan has 2 node(s)");
+        plan + ": node index 2 (from SLURM_NODEID) but the plan has 2 node(s)");
   std::remove(plan.c_str());
 
-  std::string bad = write("binding_test_bad_plan.json", R"({"nodes": [{"ranks": [{"local_rank": 0, "global_rank": 0, "binding": {"cpus": "1"}}]}]})");
+  std::string bad = write(temp_path("bad_plan.json"), R"({"nodes": [{"ranks": [{"local_rank": 0, "global_rank": 0, "binding": {"cpus": "1"}}]}]})");
   auto [bf, bm] = binding_error([&] { read_planned_rank(bad, RankIdentity{}); });
   CHECK(bf == "plan");
-  CHECK(bm.find("binding_test_bad_plan.json: nodes[0].ranks[local_rank=0]:") == 0);
+  CHECK(bm.find(bad + ": nodes[0].ranks[local_rank=0]:") == 0);
   CHECK(bm.find("local_rank") != std::string::npos);
   write(bad, "{not json");
   CHECK(binding_error([&] { read_planned_rank(bad, RankIdentity{}); }).second.find("not valid JSON") != std::string::npos);

@@ -25,19 +25,19 @@ const char* kSmall = "pack:2 numa:1 core:4 pu:2(indexes=core:pack)";
 }  // namespace
 
 TEST_CASE("XML that is not a topology") {
-  std::string path = "binding_test_not_topology.xml";
+  std::string path = temp_path("not_topology.xml");
   std::ofstream(path) << "<?xml version=\"1.0\"?>\n<html><body>hello</body></html>\n";
   auto [field, msg] = binding_error([&] { load_xml(path); });
   std::remove(path.c_str());
   CHECK(field == "topology.xml");
-  CHECK(msg == "topology file 'binding_test_not_topology.xml' is not a valid hwloc topology (hwloc could not load it)");
+  CHECK(msg == "topology file '" + path + "' is not a valid hwloc topology (hwloc could not load it)");
 
-  std::string garbage = "binding_test_garbage.xml";
+  std::string garbage = temp_path("garbage.xml");
   std::ofstream(garbage) << "this is not xml at all";
   auto [gfield, gmsg] = binding_error([&] { load_xml(garbage); });
   std::remove(garbage.c_str());
   CHECK(gfield == "topology.xml");
-  CHECK(gmsg.find("topology file 'binding_test_garbage.xml' is not a valid hwloc topology") == 0);
+  CHECK(gmsg.find("topology file '" + garbage + "' is not a valid hwloc topology") == 0);
 }
 
 TEST_CASE("XML written by hwloc 3 is refused with the reason") {
@@ -46,7 +46,7 @@ TEST_CASE("XML written by hwloc 3 is refused with the reason") {
   const std::string v2 = "<topology version=\"2.0\">";
   REQUIRE(xml.find(v2) != std::string::npos);
   xml.replace(xml.find(v2), v2.size(), "<topology version=\"3.0\">");
-  std::string path = "binding_test_hwloc3.xml";
+  std::string path = temp_path("hwloc3.xml");
   std::ofstream(path) << xml;
   auto [field, msg] = binding_error([&] { load_xml(path); });
   std::remove(path.c_str());

@@ -8,8 +8,10 @@
 using namespace bert::binding;
 using namespace bert::binding::test;
 
+
 TEST_CASE("DGX-2: 16 V100 found through nvml COPROC osdevs, NVSwitches are not GPUs") {
   NodeTopology t = load_xml(fixture("hwloc-nvidiaDGX2.xml"));
+  CHECK(nvidia_pci_devices(fixture("hwloc-nvidiaDGX2.xml")) == 27);  // 16 V100 + 11 NVSwitches (class 0680)
   REQUIRE(t.gpus.size() == 16);
   CHECK(gpu_numas(t) == std::vector<int>{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1});
   for (size_t i = 0; i < t.gpus.size(); ++i) {

@@ -33,6 +33,7 @@ TEST_CASE("DGX A100 and Samsung A100: NVSwitches and BMC VGA are not GPUs") {
     NodeTopology t = load_xml(shipped(name));
     CHECK(t.gpus.size() == 8);
     CHECK(t.numa.size() == 8);
+    CHECK(nvidia_pci_devices(shipped(name)) == 14);  // 8 A100 + 6 NVSwitches
     CHECK(gpu_numas(t) == std::vector<int>{3, 3, 1, 1, 7, 7, 5, 5});
     for (const auto& g : t.gpus) CHECK(g.vendor == "NVIDIA");
   }
