@@ -31,8 +31,9 @@ std::string joined(const std::vector<std::string>& argv) {
 
 void print_plan(const PlannedRank& r, const RankIdentity& who, const std::vector<std::string>& cmd) {
   const RankBinding& b = r.binding;
-  std::cout << "bind: node " << r.node_index << (r.hostname.empty() ? "" : " (" + r.hostname + ")")
-            << ", local rank " << b.local_rank << " (" << who.local_from << "), global rank " << r.global_rank << "\n";
+  std::cout << "bind: node " << r.node_index << " (" << (r.hostname.empty() ? "" : r.hostname + ", ") << "from "
+            << r.node_from << "), local rank " << b.local_rank << " (from " << who.local_from << "), global rank "
+            << r.global_rank << "\n";
   std::cout << "  gpu:  " << (b.gpu < 0 ? "none" : std::to_string(b.gpu)) << (b.gpu_busid.empty() ? "" : " (" + b.gpu_busid + ")")
             << "\n";
   std::cout << "  cpus: " << (b.cpus.empty() ? "unbound" : b.cpus) << "\n";
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
     }
     if (plan_path.empty()) return fail("--plan is required (or --show-topology)");
     RankIdentity who = rank_identity(node, local_rank);
-    PlannedRank r = read_planned_rank(plan_path, who);
+    PlannedRank r = read_planned_rank(plan_path, who, this_hostname());
     if (print_only) {
       print_plan(r, who, cmd);
       return 0;

@@ -1,5 +1,8 @@
 #include "binding/bind_plan.h"
 
+#include <unistd.h>
+
+#include <climits>
 #include <cstdlib>
 #include <fstream>
 
@@ -28,7 +31,37 @@ std::optional<std::pair<std::string, int>> first_set(std::initializer_list<const
   return std::nullopt;
 }
 
+std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
+
+// Which plan node this process is on when the launcher did not say: hostname, then Open MPI's
+// by-slot layout, then the only/first node.
+void resolve_node(const ojson& nodes, RankIdentity& who, const std::string& this_host) {
+  if (who.node_index >= 0) return;
+  if (!this_host.empty())
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      std::string h = nodes[i].value("hostname", "");
+      if (h == this_host || (!h.empty() && short_name(h) == short_name(this_host))) {
+        who.node_index = static_cast<int>(i);
+        who.node_from = "hostname " + this_host;
+        return;
+      }
+    }
+  if (who.world_node >= 0) {
+    who.node_index = who.world_node;
+    who.node_from = "OMPI_COMM_WORLD_RANK / OMPI_COMM_WORLD_LOCAL_SIZE";
+    return;
+  }
+  who.node_index = 0;
+  who.node_from = "default";
+}
+
 }  // namespace
+
+std::string this_hostname() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
 
 std::optional<std::string> getenv_lookup(const char* name) {
   const char* v = std::getenv(name);
@@ -51,14 +84,17 @@ RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env)
   if (explicit_node >= 0) {
     who.node_index = explicit_node;
     who.node_from = "--node";
-  } else if (auto v = first_set({"NODE_RANK", "SLURM_NODEID", "OMPI_COMM_WORLD_NODE_RANK"}, env)) {
+  } else if (auto v = first_set({"NODE_RANK", "SLURM_NODEID"}, env)) {
     who.node_from = v->first;
     who.node_index = v->second;
   }
+  auto world_rank = first_set({"OMPI_COMM_WORLD_RANK"}, env);
+  auto local_size = first_set({"OMPI_COMM_WORLD_LOCAL_SIZE"}, env);
+  if (world_rank && local_size && local_size->second > 0) who.world_node = world_rank->second / local_size->second;
   return who;
 }
 
-PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& who) {
+PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& given, const std::string& this_host) {
   std::ifstream in(plan_path);
   if (!in) throw BindingError("plan", plan_path + ": cannot open the plan file");
   ojson plan;
@@ -70,14 +106,18 @@ PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& 
   std::string at = "nodes";
   try {
     const ojson& nodes = plan.at("nodes");
-    if (!nodes.is_array() || static_cast<size_t>(who.node_index) >= nodes.size())
+    if (!nodes.is_array()) throw BindingError("plan", plan_path + ": \"nodes\" is not a list");
+    RankIdentity who = given;
+    resolve_node(nodes, who, this_host);
+    if (static_cast<size_t>(who.node_index) >= nodes.size())
       throw BindingError("plan", plan_path + ": node index " + std::to_string(who.node_index) + " (from " +
                                      who.node_from + ") but the plan has " +
-                                     std::to_string(nodes.is_array() ? nodes.size() : 0) + " node(s)");
+                                     std::to_string(nodes.size()) + " node(s)");
     at = "nodes[" + std::to_string(who.node_index) + "]";
-    const ojson& node = nodes[who.node_index];
+    const ojson& node = nodes[static_cast<size_t>(who.node_index)];
     PlannedRank out;
     out.node_index = who.node_index;
+    out.node_from = who.node_from;
     out.hostname = node.value("hostname", "");
     at += ".ranks";
     for (const ojson& r : node.at("ranks")) {

@@ -10,15 +10,17 @@
 namespace bert::binding {
 
 struct RankIdentity {
-  int node_index = 0;
+  int node_index = -1;                // -1: not given by the launcher; resolved against the plan
   int local_rank = 0;
-  std::string node_from = "default";  // env variable the values came from (for messages)
+  std::string node_from;              // env variable the values came from (for messages)
   std::string local_from;
+  int world_node = -1;                // OMPI_COMM_WORLD_RANK / OMPI_COMM_WORLD_LOCAL_SIZE when both are set
 };
 
 struct PlannedRank {
   std::string hostname;
   int node_index = 0;
+  std::string node_from;              // how the node was found (env variable, hostname, default)
   int global_rank = 0;
   RankBinding binding;
   std::map<std::string, std::string> env;
@@ -27,13 +29,18 @@ struct PlannedRank {
 using EnvLookup = std::optional<std::string> (*)(const char* name);
 std::optional<std::string> getenv_lookup(const char* name);
 
-// Local rank from LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK; node from NODE_RANK,
-// SLURM_NODEID, OMPI_COMM_WORLD_NODE_RANK, else 0. Explicit values (>= 0) win.
+// Local rank from LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK; node from NODE_RANK or
+// SLURM_NODEID. Explicit values (>= 0) win. Open MPI has no node-index variable (its
+// OMPI_COMM_WORLD_NODE_RANK is a per-node process rank), so under mpirun the node is found in the plan.
 // Throws BindingError("bind", ...) when no local rank is known or a value is not a number.
 RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env = getenv_lookup);
 
-// Reads the plan file and returns nodes[node_index].ranks[local_rank]. Throws BindingError("plan", ...)
-// naming the file and the missing/bad part.
-PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& who);
+// Reads the plan file and returns nodes[node].ranks[local_rank], the node being who.node_index, else
+// the plan node whose hostname is `this_host` (full or short name), else who.world_node, else 0.
+// Throws BindingError("plan", ...) naming the file and the missing/bad part.
+PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& who, const std::string& this_host = "");
+
+// gethostname(), "" when unknown.
+std::string this_hostname();
 
 }  // namespace bert::binding

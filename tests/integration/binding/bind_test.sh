@@ -37,8 +37,8 @@ got=$(OMPI_COMM_WORLD_LOCAL_RANK=0 "$BIND" --plan "$WORK/excl.json" -- grep Cpus
 expect_eq "node policy" "$got" "$allowed"
 
 # 3. --print says what it would do and runs nothing
-got=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/plan.json" --print -- touch "$WORK/should-not-exist")
-expected="bind: node 0 (localhost), local rank 0 (LOCAL_RANK), global rank 0
+got=$(NODE_RANK=0 LOCAL_RANK=0 "$BIND" --plan "$WORK/plan.json" --print -- touch "$WORK/should-not-exist")
+expected="bind: node 0 (localhost, from NODE_RANK), local rank 0 (from LOCAL_RANK), global rank 0
   gpu:  none
   cpus: $last
   mems: 0
