@@ -9,7 +9,7 @@ namespace {
 
 using dev::bf16;
 
-enum class CastOp { ToBf16, ToF32, AddToF32 };
+enum class CastOp { ToBf16, ToF32, AddToF32, AddF32 };
 
 template <CastOp op, typename In, typename Out>
 __global__ void cast_kernel(const In* in, Out* out, size_t n) {
@@ -17,7 +17,8 @@ __global__ void cast_kernel(const In* in, Out* out, size_t n) {
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     if constexpr (op == CastOp::ToBf16) out[i] = __float2bfloat16(in[i]);
     else if constexpr (op == CastOp::ToF32) out[i] = __bfloat162float(in[i]);
-    else out[i] += __bfloat162float(in[i]);
+    else if constexpr (op == CastOp::AddToF32) out[i] += __bfloat162float(in[i]);
+    else out[i] += in[i];
   }
 }
 
@@ -38,6 +39,12 @@ void cast_bf16_to_f32(const bf16* in, float* out, size_t n, cudaStream_t stream)
 void accumulate_bf16_into_f32(const bf16* in, float* out, size_t n, cudaStream_t stream) {
   if (!n) return;
   cast_kernel<CastOp::AddToF32><<<blocks_for(n), 256, 0, stream>>>(in, out, n);
+  BERT_CUDA_CHECK_LAUNCH();
+}
+
+void accumulate_f32(const float* in, float* out, size_t n, cudaStream_t stream) {
+  if (!n) return;
+  cast_kernel<CastOp::AddF32><<<blocks_for(n), 256, 0, stream>>>(in, out, n);
   BERT_CUDA_CHECK_LAUNCH();
 }
 

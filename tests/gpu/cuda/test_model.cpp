@@ -1,0 +1,158 @@
+// A whole training step of the CUDA model against the CPU trainer (bert::cpu::BertCpu) with the same
+// parameters, batch and dropout streams: loss, every parameter gradient, and the loss after one LAMB
+// step (bert::optim::Lamb on the CPU, FusedLamb on the GPU). Padded and packed batches; tiny and base.
+//
+// Tolerance (bf16 activations and GEMM operands through the whole network, fp32 accumulation):
+// losses within 2% relative; the full gradient vector within 5% relative L2, each tensor with a
+// non-negligible gradient within 15%. fp32-vs-fp32 would be ~1e-5; these bounds are what bf16 compute
+// allows and still catch any wrong index, missing term or wrong dropout mask (those give O(1) errors).
+#include <algorithm>
+#include <cmath>
+
+#include "tests/gpu/cuda/gpu_test.h"
+#include "trainer/cpu/bert_cpu.h"
+#include "trainer/cuda/cuda_model.h"
+#include "trainer/cuda/lamb.h"
+#include "trainer/cuda/lamb_tensors.h"
+#include "trainer/model/config.h"
+#include "trainer/model/init.h"
+#include "trainer/model/params.h"
+#include "trainer/optim/lamb.h"
+
+using namespace bert::cuda;
+using namespace bert::cuda::test;
+using bert::data::Batch;
+
+namespace {
+
+// rows of seq_len tokens, each row holding the given sequence lengths back to back.
+Batch make_batch(int seq_len, const std::vector<std::vector<int>>& rows, int vocab, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  Batch b;
+  b.rows = static_cast<int>(rows.size());
+  b.seq_len = seq_len;
+  const int n = b.rows * seq_len;
+  b.input_ids.assign(n, 0);
+  b.segment_ids.assign(n, 0);
+  b.input_mask.assign(n, 0);
+  b.position_ids.assign(n, 0);
+  b.cu_seqlens.push_back(0);
+  for (int r = 0; r < b.rows; ++r) {
+    int at = r * seq_len;
+    b.packed = b.packed || rows[r].size() > 1;
+    for (size_t k = 0; k < rows[r].size(); ++k) {
+      const int len = rows[r][k];
+      const int s = b.num_sequences++;
+      b.seq_row.push_back(r);
+      b.seq_first_token.push_back(at);
+      b.seq_lengths.push_back(len);
+      b.nsp_labels.push_back(static_cast<int8_t>(g() % 2));
+      for (int i = 0; i < len; ++i) {
+        b.input_ids[at + i] = 1 + static_cast<int32_t>(g() % (vocab - 1));
+        b.segment_ids[at + i] = i > len / 2 ? 1 : 0;
+        b.input_mask[at + i] = 1;
+        b.position_ids[at + i] = i;
+        if (i > 0 && g() % 100 < 15) {
+          b.mlm_token_index.push_back(at + i);
+          b.mlm_label_ids.push_back(1 + static_cast<int32_t>(g() % (vocab - 1)));
+          b.mlm_sequence.push_back(s);
+        }
+      }
+      at += len;
+      // the row's padding belongs to its last sequence (batch.h)
+      b.cu_seqlens.push_back(k + 1 == rows[r].size() ? (r + 1) * seq_len : at);
+    }
+  }
+  return b;
+}
+
+double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-12); }
+
+void check_step(const std::string& size, int vocab, const Batch& batch, uint64_t seed) {
+  CAPTURE(size);
+  CAPTURE(batch.packed);
+  auto cfg = bert::model::bert_config_for_size(size);
+  cfg.vocab_size = vocab;
+  cfg.max_position = batch.seq_len;
+  const auto layout = bert::model::make_param_layout(cfg);
+  std::vector<float> params;
+  bert::model::init_params(layout, seed, params);
+
+  bert::cpu::BertCpu cpu(layout);
+  const bert::cpu::DropoutContext cd{true, seed + 1, 0, 3};
+  const auto cs = cpu.forward(batch, params.data(), cd);
+  std::vector<float> cgrad(layout.total, 0.f);
+  cpu.backward(params.data(), cgrad.data(), 1.f);
+
+  CudaModelLimits lim{batch.rows, batch.seq_len, batch.num_sequences, batch.num_masked()};
+  CudaModel gpu(layout, lim);
+  gpu.set_params(params);
+  gpu.zero_grads();
+  gpu.load_batch(batch);
+  gpu.forward(CudaDropout{true, cd.seed, cd.rank, cd.micro_step});
+  const auto gs = gpu.stats();
+  gpu.backward(1.f);
+  const auto ggrad = gpu.grads();
+
+  CHECK(rel(gs.mlm_loss, cs.mlm_loss) < 2e-2);
+  CHECK(rel(gs.nsp_loss, cs.nsp_loss) < 2e-2);
+  CHECK(gs.masked == cs.masked);
+  CHECK(gs.sequences == cs.sequences);
+  CHECK(rel_l2(ggrad, cgrad) < 5e-2);
+  double total = 0;
+  for (float v : cgrad) total += static_cast<double>(v) * v;
+  for (const auto& p : layout.tensors) {
+    std::vector<float> a(ggrad.begin() + p.offset, ggrad.begin() + p.offset + p.size);
+    std::vector<float> b(cgrad.begin() + p.offset, cgrad.begin() + p.offset + p.size);
+    double nb = 0;
+    for (float v : b) nb += static_cast<double>(v) * v;
+    if (nb < 1e-8 * total) continue;  // e.g. positions no sequence reached
+    CAPTURE(p.name);
+    CHECK(rel_l2(a, b) < 0.15);
+  }
+
+  // One LAMB step on each side, then the loss of the same batch without dropout.
+  LambHyper h;
+  h.base_lr = 1e-3f;
+  h.total_steps = 100;
+  bert::optim::Lamb lamb(layout, bert::optim::LambHyper{h.beta1, h.beta2, h.epsilon, h.weight_decay});
+  const double norm = bert::optim::global_grad_norm(layout, cgrad.data());
+  lamb.step(params.data(), cgrad.data(), lamb_learning_rate(h, 0), bert::optim::clip_factor(norm, 1.0));
+  FusedLamb fl(lamb_tensors(layout), h);
+  DeviceBuffer<float> m(layout.total), v(layout.total);
+  BERT_CUDA_CHECK(cudaMemset(m.get(), 0, layout.total * sizeof(float)));
+  BERT_CUDA_CHECK(cudaMemset(v.get(), 0, layout.total * sizeof(float)));
+  fl.step(gpu.params_f32(), gpu.grads_f32(), m.get(), v.get(), gpu.params_bf16(), gpu.stream());
+  const auto cs2 = cpu.evaluate(batch, params.data());
+  gpu.forward(CudaDropout{});
+  const auto gs2 = gpu.stats();
+  CHECK(rel(gs2.loss, cs2.loss) < 2e-2);
+  CHECK(gs2.loss < cs.loss + 0.5);  // sanity: the step did not blow up
+}
+
+}  // namespace
+
+TEST_CASE("tiny BERT step, padded rows") {
+  check_step("tiny", 1000, make_batch(128, {{128}, {90}, {33}, {7}}, 1000, 1), 11);
+}
+
+TEST_CASE("tiny BERT step, packed rows (up to 3 sequences per pack)") {
+  check_step("tiny", 30522, make_batch(128, {{60, 68}, {20, 50, 40}, {128}}, 30522, 2), 12);
+}
+
+TEST_CASE("base BERT step, packed rows, seq 512") {
+  check_step("base", 30522, make_batch(512, {{200, 300}, {512}}, 30522, 3), 13);
+}
+
+TEST_CASE("a batch that does not fit is a CudaBatchError") {
+  auto cfg = bert::model::bert_config_for_size("tiny");
+  cfg.vocab_size = 1000;
+  cfg.max_position = 128;
+  const auto layout = bert::model::make_param_layout(cfg);
+  CudaModel gpu(layout, CudaModelLimits{2, 128, 2, 40});
+  auto b = make_batch(128, {{100}, {50}}, 1000, 4);
+  b.input_ids[5] = 5000;
+  CHECK_THROWS_AS(gpu.load_batch(b), CudaBatchError);
+  auto big = make_batch(128, {{100}, {50}, {20}}, 1000, 5);
+  CHECK_THROWS_AS(gpu.load_batch(big), CudaBatchError);
+}

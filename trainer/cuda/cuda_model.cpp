@@ -1,0 +1,521 @@
+#include "trainer/cuda/cuda_model.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "trainer/cuda/attention.h"
+#include "trainer/cuda/bias_act.h"
+#include "trainer/cuda/cast.h"
+#include "trainer/cuda/check.h"
+#include "trainer/cuda/device_buffer.h"
+#include "trainer/cuda/dropout.h"
+#include "trainer/cuda/embeddings.h"
+#include "trainer/cuda/gather.h"
+#include "trainer/cuda/gemm.h"
+#include "trainer/cuda/layernorm.h"
+#include "trainer/cuda/softmax_xent.h"
+#include "trainer/model/dropout_rng.h"
+
+namespace bert::cuda {
+
+using bf16 = __nv_bfloat16;
+template <class T>
+using Buf = DeviceBuffer<T>;
+
+namespace {
+
+constexpr int kNspLd = 8;  // NSP logits row stride: 16-byte rows for cuBLASLt
+
+size_t sz(int a, int b) { return static_cast<size_t>(a) * static_cast<size_t>(b); }
+
+struct LayerActs {
+  Buf<bf16> qkv, ctx, ao, h1, pre, act, fo, h2;
+  Buf<float> lse, mean1, rstd1, mean2, rstd2;
+};
+
+template <class T>
+void copy_to(Buf<T>& dst, const std::vector<T>& src, cudaStream_t s) {
+  if (src.empty()) return;
+  BERT_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+}
+
+}  // namespace
+
+struct CudaModel::State {
+  const model::ParamLayout& L;
+  model::BertConfig c;
+  CudaModelLimits lim;
+  int vpad = 0;
+  cudaStream_t stream = nullptr;
+  Gemm gemm;
+
+  Buf<float> w, g;
+  Buf<bf16> w16;
+
+  // the loaded batch
+  int T = 0, S = 0, M = 0, seq_len = 0, max_len = 0;
+  std::vector<int32_t> h_nsp;  // staging (int8 -> int32)
+  Buf<int32_t> ids, pos, first, lens, mlm_idx, mlm_label, nsp_label;
+  Buf<int8_t> seg, mask;
+
+  // activations
+  Buf<bf16> emb_sum, emb_ln, x0;
+  Buf<float> emb_mean, emb_rstd;
+  std::vector<LayerActs> layers;
+  Buf<bf16> mlm_in, mlm_x, mlm_act, mlm_t, logits;
+  Buf<float> mlm_mean, mlm_rstd, mlm_loss;
+  Buf<int32_t> mlm_correct;
+  Buf<bf16> cls_in, pool_x, pooled, nsp_logits;
+  Buf<float> nsp_loss;
+  Buf<int32_t> nsp_correct;
+
+  // backward
+  Buf<bf16> dH, dX, dh1, dfo, dpre, dctx, dao, dqkv;
+  Buf<bf16> dm_t, dm_act, dm_pre, dm_in, dpooled, dpool_pre, dcls;
+  Buf<float> ln_scratch, ba_scratch, attn_scratch, bias_scratch;
+
+  CudaDropout drop;
+  bool have_forward = false;
+
+  explicit State(const model::ParamLayout& layout) : L(layout), c(layout.config) {}
+
+  DropoutSpec spec(int layer, int site, float p) const {
+    if (!drop.enabled) return DropoutSpec{};
+    return DropoutSpec{p, drop.seed, drop.rank, drop.micro_step, model::dropout_stream_id(layer, site)};
+  }
+  AttentionShape attn_shape() const { return AttentionShape{T, seq_len, c.heads, S, max_len}; }
+  EmbeddingInputs emb_inputs() const { return EmbeddingInputs{ids.get(), pos.get(), seg.get(), mask.get(), T}; }
+  // Q, K and V kernels (and biases) sit at one stride in the flat buffer: the fused QKV batch.
+  int64_t qkv_stride(const model::LayerOffsets& o) const { return static_cast<int64_t>(o.k_w - o.q_w); }
+};
+
+CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& lim)
+    : st_(std::make_unique<State>(layout)) {
+  State& s = *st_;
+  const auto& c = s.c;
+  if (c.head_dim() != kAttentionHeadDim)
+    throw CudaBatchError("CUDA backend: head dim must be 64, the model has " + std::to_string(c.head_dim()));
+  if (c.hidden % 8 != 0 || c.hidden > 1024 || c.intermediate % 8 != 0)
+    throw CudaBatchError("CUDA backend: hidden must be a multiple of 8 up to 1024 and intermediate a multiple of 8");
+  if (lim.seq_len <= 0 || lim.seq_len > kAttentionMaxSeq || lim.seq_len > c.max_position || lim.rows <= 0)
+    throw CudaBatchError("CUDA backend: seq_len must be in 1..min(512, max_position)");
+  for (const auto& o : layout.layer)
+    if (static_cast<int64_t>(o.v_w - o.k_w) != static_cast<int64_t>(o.k_w - o.q_w) ||
+        o.k_b - o.q_b != o.k_w - o.q_w || o.v_b - o.k_b != o.k_w - o.q_w)
+      throw CudaBatchError("CUDA backend: Q/K/V tensors are not at a constant stride in the parameter layout");
+  s.lim = lim;
+  s.vpad = (c.vocab_size + 7) / 8 * 8;
+  BERT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+
+  const int T = lim.rows * lim.seq_len, H = c.hidden, I = c.intermediate, Sx = lim.max_sequences,
+            Mx = lim.max_masked;
+  s.w = Buf<float>(layout.total);
+  s.g = Buf<float>(layout.total);
+  s.w16 = Buf<bf16>(layout.total);
+  BERT_CUDA_CHECK(cudaMemset(s.w.get(), 0, layout.total * sizeof(float)));
+  BERT_CUDA_CHECK(cudaMemset(s.g.get(), 0, layout.total * sizeof(float)));
+  BERT_CUDA_CHECK(cudaMemset(s.w16.get(), 0, layout.total * sizeof(bf16)));
+
+  s.ids = Buf<int32_t>(T);
+  s.pos = Buf<int32_t>(T);
+  s.seg = Buf<int8_t>(T);
+  s.mask = Buf<int8_t>(T);
+  s.first = Buf<int32_t>(Sx);
+  s.lens = Buf<int32_t>(Sx);
+  s.nsp_label = Buf<int32_t>(Sx);
+  s.mlm_idx = Buf<int32_t>(Mx);
+  s.mlm_label = Buf<int32_t>(Mx);
+
+  s.emb_sum = Buf<bf16>(sz(T, H));
+  s.emb_ln = Buf<bf16>(sz(T, H));
+  s.x0 = Buf<bf16>(sz(T, H));
+  s.emb_mean = Buf<float>(T);
+  s.emb_rstd = Buf<float>(T);
+  s.layers.resize(static_cast<size_t>(c.layers));
+  for (auto& a : s.layers) {
+    a.qkv = Buf<bf16>(sz(T, 3 * H));
+    for (Buf<bf16>* b : {&a.ctx, &a.ao, &a.h1, &a.fo, &a.h2}) *b = Buf<bf16>(sz(T, H));
+    a.pre = Buf<bf16>(sz(T, I));
+    a.act = Buf<bf16>(sz(T, I));
+    a.lse = Buf<float>(sz(c.heads, T));
+    for (Buf<float>* b : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) *b = Buf<float>(T);
+  }
+  for (Buf<bf16>* b : {&s.mlm_in, &s.mlm_x, &s.mlm_act, &s.mlm_t, &s.dm_t, &s.dm_act, &s.dm_pre, &s.dm_in})
+    *b = Buf<bf16>(sz(std::max(Mx, 1), H));
+  s.logits = Buf<bf16>(sz(std::max(Mx, 1), s.vpad));
+  s.mlm_mean = Buf<float>(std::max(Mx, 1));
+  s.mlm_rstd = Buf<float>(std::max(Mx, 1));
+  s.mlm_loss = Buf<float>(std::max(Mx, 1));
+  s.mlm_correct = Buf<int32_t>(std::max(Mx, 1));
+  for (Buf<bf16>* b : {&s.cls_in, &s.pool_x, &s.pooled, &s.dpooled, &s.dpool_pre, &s.dcls}) *b = Buf<bf16>(sz(Sx, H));
+  s.nsp_logits = Buf<bf16>(sz(Sx, kNspLd));
+  s.nsp_loss = Buf<float>(Sx);
+  s.nsp_correct = Buf<int32_t>(Sx);
+
+  for (Buf<bf16>* b : {&s.dH, &s.dX, &s.dh1, &s.dfo, &s.dctx, &s.dao}) *b = Buf<bf16>(sz(T, H));
+  s.dpre = Buf<bf16>(sz(T, I));
+  s.dqkv = Buf<bf16>(sz(T, 3 * H));
+  s.ln_scratch = Buf<float>(layernorm_backward_scratch_floats(std::max(T, Mx), H));
+  s.ba_scratch = Buf<float>(bias_act_backward_scratch_floats(std::max(Mx, Sx), H));
+  s.attn_scratch = Buf<float>(attention_backward_scratch_floats(AttentionShape{T, lim.seq_len, c.heads, Sx, lim.seq_len}));
+  s.bias_scratch = Buf<float>(static_cast<size_t>(std::max({3 * H, I, s.vpad, kNspLd})));
+}
+
+CudaModel::~CudaModel() {
+  if (st_ && st_->stream) cudaStreamDestroy(st_->stream);
+}
+
+float* CudaModel::params_f32() { return st_->w.get(); }
+bf16* CudaModel::params_bf16() { return st_->w16.get(); }
+float* CudaModel::grads_f32() { return st_->g.get(); }
+cudaStream_t CudaModel::stream() const { return st_->stream; }
+
+void CudaModel::set_params(const std::vector<float>& p) {
+  State& s = *st_;
+  if (p.size() != s.L.total) throw CudaBatchError("CudaModel::set_params: size does not match the layout");
+  BERT_CUDA_CHECK(cudaMemcpyAsync(s.w.get(), p.data(), p.size() * sizeof(float), cudaMemcpyHostToDevice, s.stream));
+  cast_f32_to_bf16(s.w.get(), s.w16.get(), p.size(), s.stream);
+  BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+}
+
+std::vector<float> CudaModel::params() const {
+  BERT_CUDA_CHECK(cudaStreamSynchronize(st_->stream));
+  return st_->w.download();
+}
+std::vector<float> CudaModel::grads() const {
+  BERT_CUDA_CHECK(cudaStreamSynchronize(st_->stream));
+  return st_->g.download();
+}
+void CudaModel::zero_grads() {
+  BERT_CUDA_CHECK(cudaMemsetAsync(st_->g.get(), 0, st_->L.total * sizeof(float), st_->stream));
+}
+
+void CudaModel::load_batch(const data::Batch& b) {
+  State& s = *st_;
+  const auto& c = s.c;
+  auto bad = [](const std::string& m) { throw CudaBatchError("batch: " + m); };
+  const int n = b.rows * b.seq_len;
+  if (b.rows > s.lim.rows || b.seq_len != s.lim.seq_len)
+    bad("shape " + std::to_string(b.rows) + "x" + std::to_string(b.seq_len) + " does not fit the model's buffers (" +
+        std::to_string(s.lim.rows) + "x" + std::to_string(s.lim.seq_len) + ")");
+  if (static_cast<int>(b.input_ids.size()) != n || static_cast<int>(b.segment_ids.size()) != n ||
+      static_cast<int>(b.input_mask.size()) != n || static_cast<int>(b.position_ids.size()) != n)
+    bad("token arrays do not match rows*seq_len");
+  if (static_cast<int>(b.seq_first_token.size()) != b.num_sequences ||
+      static_cast<int>(b.seq_lengths.size()) != b.num_sequences ||
+      static_cast<int>(b.nsp_labels.size()) != b.num_sequences)
+    bad("sequence arrays do not match num_sequences");
+  if (b.num_sequences > s.lim.max_sequences) bad("more sequences than the model was sized for");
+  if (b.num_masked() > s.lim.max_masked) bad("more masked tokens than the model was sized for");
+  if (b.mlm_label_ids.size() != b.mlm_token_index.size()) bad("masked label and index arrays differ in size");
+  for (int i = 0; i < n; ++i) {
+    if (b.input_ids[i] < 0 || b.input_ids[i] >= c.vocab_size)
+      bad("token id " + std::to_string(b.input_ids[i]) + " outside the vocabulary (" + std::to_string(c.vocab_size) + ")");
+    if (b.position_ids[i] < 0 || b.position_ids[i] >= c.max_position) bad("position id out of range");
+    if (b.segment_ids[i] < 0 || b.segment_ids[i] >= c.type_vocab) bad("segment id out of range");
+  }
+  std::vector<uint8_t> real(static_cast<size_t>(n), 0);
+  int max_len = 0;
+  for (int q = 0; q < b.num_sequences; ++q) {
+    const int f = b.seq_first_token[q], len = b.seq_lengths[q];
+    if (len <= 0 || len > b.seq_len || f < 0 || f + len > n || f / b.seq_len != (f + len - 1) / b.seq_len)
+      bad("sequence " + std::to_string(q) + " out of range");
+    if (b.nsp_labels[q] != 0 && b.nsp_labels[q] != 1) bad("next_sentence_label must be 0 or 1");
+    std::fill(real.begin() + f, real.begin() + f + len, 1);
+    max_len = std::max(max_len, len);
+  }
+  for (int m = 0; m < b.num_masked(); ++m) {
+    const int fl = b.mlm_token_index[m];
+    if (fl < 0 || fl >= n || !real[static_cast<size_t>(fl)]) bad("masked position outside the real tokens");
+    if (b.mlm_label_ids[m] < 0 || b.mlm_label_ids[m] >= c.vocab_size) bad("masked label outside the vocabulary");
+  }
+  s.T = n;
+  s.S = b.num_sequences;
+  s.M = b.num_masked();
+  s.seq_len = b.seq_len;
+  s.max_len = max_len;
+  s.h_nsp.assign(b.nsp_labels.begin(), b.nsp_labels.end());
+  copy_to(s.ids, b.input_ids, s.stream);
+  copy_to(s.pos, b.position_ids, s.stream);
+  copy_to(s.seg, b.segment_ids, s.stream);
+  copy_to(s.mask, b.input_mask, s.stream);
+  copy_to(s.first, b.seq_first_token, s.stream);
+  copy_to(s.lens, b.seq_lengths, s.stream);
+  copy_to(s.nsp_label, s.h_nsp, s.stream);
+  copy_to(s.mlm_idx, b.mlm_token_index, s.stream);
+  copy_to(s.mlm_label, b.mlm_label_ids, s.stream);
+  // the host vectors must outlive the asynchronous copies
+  BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.have_forward = false;
+}
+
+void CudaModel::forward(const CudaDropout& d) {
+  State& s = *st_;
+  const auto& c = s.c;
+  const auto& L = s.L;
+  const float* P = s.w.get();
+  const bf16* P16 = s.w16.get();
+  const int T = s.T, H = c.hidden, I = c.intermediate, S = s.S, M = s.M;
+  cudaStream_t st = s.stream;
+  s.drop = d;
+  const float ph = c.hidden_dropout, pa = c.attention_dropout;
+
+  embeddings_forward(s.emb_inputs(), {P16 + L.word_emb, P16 + L.pos_emb, P16 + L.type_emb}, s.emb_sum.get(), H, st);
+  LayerNormForwardArgs ln;
+  ln.x = s.emb_sum.get();
+  ln.gamma = P + L.emb_ln_g;
+  ln.beta = P + L.emb_ln_b;
+  ln.y = s.emb_ln.get();
+  ln.mean = s.emb_mean.get();
+  ln.rstd = s.emb_rstd.get();
+  ln.rows = T;
+  ln.hidden = H;
+  layernorm_forward(ln, st);
+  dropout_apply(s.emb_ln.get(), s.x0.get(), sz(T, H), s.spec(-1, 0, ph), st);
+
+  const bf16* x = s.x0.get();
+  for (int l = 0; l < c.layers; ++l) {
+    const auto& o = L.layer[static_cast<size_t>(l)];
+    LayerActs& a = s.layers[static_cast<size_t>(l)];
+    const int64_t qs = s.qkv_stride(o);
+    s.gemm.forward(x, P16 + o.q_w, WeightLayout::KernelInOut, P16 + o.q_b, a.qkv.get(), T, H, H, false, nullptr, st,
+                   3 * H, GemmBatch{3, qs, qs, H});
+    attention_forward(AttentionForwardArgs{s.attn_shape(), a.qkv.get(), s.first.get(), s.lens.get(), s.spec(l, 0, pa),
+                                           a.ctx.get(), a.lse.get()},
+                      st);
+    s.gemm.forward(a.ctx.get(), P16 + o.ao_w, WeightLayout::KernelInOut, P16 + o.ao_b, a.ao.get(), T, H, H, false,
+                   nullptr, st);
+    LayerNormForwardArgs l1;
+    l1.x = a.ao.get();
+    l1.residual = x;
+    l1.dropout = s.spec(l, 1, ph);
+    l1.gamma = P + o.ao_ln_g;
+    l1.beta = P + o.ao_ln_b;
+    l1.y = a.h1.get();
+    l1.mean = a.mean1.get();
+    l1.rstd = a.rstd1.get();
+    l1.rows = T;
+    l1.hidden = H;
+    layernorm_forward(l1, st);
+    s.gemm.forward(a.h1.get(), P16 + o.i_w, WeightLayout::KernelInOut, P16 + o.i_b, a.act.get(), T, H, I, true,
+                   a.pre.get(), st);
+    s.gemm.forward(a.act.get(), P16 + o.o_w, WeightLayout::KernelInOut, P16 + o.o_b, a.fo.get(), T, I, H, false,
+                   nullptr, st);
+    LayerNormForwardArgs l2 = l1;
+    l2.x = a.fo.get();
+    l2.residual = a.h1.get();
+    l2.dropout = s.spec(l, 2, ph);
+    l2.gamma = P + o.o_ln_g;
+    l2.beta = P + o.o_ln_b;
+    l2.y = a.h2.get();
+    l2.mean = a.mean2.get();
+    l2.rstd = a.rstd2.get();
+    layernorm_forward(l2, st);
+    x = a.h2.get();
+  }
+
+  if (M > 0) {
+    gather_rows(x, s.mlm_idx.get(), s.mlm_in.get(), M, H, st);
+    s.gemm.forward(s.mlm_in.get(), P16 + L.mlm_w, WeightLayout::KernelInOut, nullptr, s.mlm_x.get(), M, H, H, false,
+                   nullptr, st);
+    bias_act_forward(s.mlm_x.get(), P + L.mlm_b, s.mlm_act.get(), M, H, Activation::Gelu, st);
+    LayerNormForwardArgs lm;
+    lm.x = s.mlm_act.get();
+    lm.gamma = P + L.mlm_ln_g;
+    lm.beta = P + L.mlm_ln_b;
+    lm.y = s.mlm_t.get();
+    lm.mean = s.mlm_mean.get();
+    lm.rstd = s.mlm_rstd.get();
+    lm.rows = M;
+    lm.hidden = H;
+    layernorm_forward(lm, st);
+    s.gemm.forward(s.mlm_t.get(), P16 + L.word_emb, WeightLayout::OutIn, P16 + L.mlm_out_bias, s.logits.get(), M, H,
+                   c.vocab_size, false, nullptr, st, s.vpad);
+    softmax_xent(SoftmaxXentArgs{s.logits.get(), s.mlm_label.get(), M, c.vocab_size, s.vpad, 0.f, nullptr,
+                                 s.mlm_loss.get(), s.mlm_correct.get()},
+                 st);
+  }
+  if (S > 0) {
+    gather_rows(x, s.first.get(), s.cls_in.get(), S, H, st);
+    s.gemm.forward(s.cls_in.get(), P16 + L.pool_w, WeightLayout::KernelInOut, nullptr, s.pool_x.get(), S, H, H, false,
+                   nullptr, st);
+    bias_act_forward(s.pool_x.get(), P + L.pool_b, s.pooled.get(), S, H, Activation::Tanh, st);
+    s.gemm.forward(s.pooled.get(), P16 + L.nsp_w, WeightLayout::OutIn, P16 + L.nsp_b, s.nsp_logits.get(), S, H, 2,
+                   false, nullptr, st, kNspLd);
+    softmax_xent(SoftmaxXentArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd, 0.f, nullptr, s.nsp_loss.get(),
+                                 s.nsp_correct.get()},
+                 st);
+  }
+  s.have_forward = true;
+}
+
+void CudaModel::backward(float grad_scale) {
+  State& s = *st_;
+  if (!s.have_forward) throw CudaError("CudaModel::backward without a forward of the loaded batch");
+  const auto& c = s.c;
+  const auto& L = s.L;
+  const float* P = s.w.get();
+  const bf16* P16 = s.w16.get();
+  float* G = s.g.get();
+  float* bsc = s.bias_scratch.get();
+  const int T = s.T, H = c.hidden, I = c.intermediate, S = s.S, M = s.M, V = c.vocab_size;
+  cudaStream_t st = s.stream;
+  const float ph = c.hidden_dropout, pa = c.attention_dropout;
+  constexpr auto KIO = WeightLayout::KernelInOut;
+  constexpr auto OI = WeightLayout::OutIn;
+
+  BERT_CUDA_CHECK(cudaMemsetAsync(s.dH.get(), 0, sz(T, H) * sizeof(bf16), st));
+  if (M > 0) {  // MLM head; dlogits overwrite the logits
+    softmax_xent(SoftmaxXentArgs{s.logits.get(), s.mlm_label.get(), M, V, s.vpad, grad_scale / static_cast<float>(M),
+                                 s.logits.get(), s.mlm_loss.get(), s.mlm_correct.get()},
+                 st);
+    s.gemm.backward_data(s.logits.get(), P16 + L.word_emb, OI, s.dm_t.get(), M, H, V, nullptr, 0.f, st, s.vpad);
+    s.gemm.backward_weight(s.mlm_t.get(), s.logits.get(), OI, G + L.word_emb, bsc, M, H, V, 1.f, st, s.vpad);
+    accumulate_f32(bsc, G + L.mlm_out_bias, static_cast<size_t>(V), st);
+    LayerNormBackwardArgs lb;
+    lb.dy = s.dm_t.get();
+    lb.x = s.mlm_act.get();
+    lb.gamma = P + L.mlm_ln_g;
+    lb.mean = s.mlm_mean.get();
+    lb.rstd = s.mlm_rstd.get();
+    lb.dz = s.dm_act.get();
+    lb.dgamma = G + L.mlm_ln_g;
+    lb.dbeta = G + L.mlm_ln_b;
+    lb.scratch = s.ln_scratch.get();
+    lb.rows = M;
+    lb.hidden = H;
+    layernorm_backward(lb, st);
+    bias_act_backward(s.dm_act.get(), s.mlm_x.get(), P + L.mlm_b, s.dm_pre.get(), G + L.mlm_b, s.ba_scratch.get(), M,
+                      H, Activation::Gelu, st);
+    s.gemm.backward_data(s.dm_pre.get(), P16 + L.mlm_w, KIO, s.dm_in.get(), M, H, H, nullptr, 0.f, st);
+    s.gemm.backward_weight(s.mlm_in.get(), s.dm_pre.get(), KIO, G + L.mlm_w, nullptr, M, H, H, 1.f, st);
+    scatter_add_rows(s.dm_in.get(), s.mlm_idx.get(), s.dH.get(), M, H, st);
+  }
+  if (S > 0) {  // NSP head + pooler
+    softmax_xent(SoftmaxXentArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd,
+                                 grad_scale / static_cast<float>(S), s.nsp_logits.get(), s.nsp_loss.get(),
+                                 s.nsp_correct.get()},
+                 st);
+    s.gemm.backward_data(s.nsp_logits.get(), P16 + L.nsp_w, OI, s.dpooled.get(), S, H, 2, nullptr, 0.f, st, kNspLd);
+    s.gemm.backward_weight(s.pooled.get(), s.nsp_logits.get(), OI, G + L.nsp_w, bsc, S, H, 2, 1.f, st, kNspLd);
+    accumulate_f32(bsc, G + L.nsp_b, 2, st);
+    bias_act_backward(s.dpooled.get(), s.pool_x.get(), P + L.pool_b, s.dpool_pre.get(), G + L.pool_b,
+                      s.ba_scratch.get(), S, H, Activation::Tanh, st);
+    s.gemm.backward_data(s.dpool_pre.get(), P16 + L.pool_w, KIO, s.dcls.get(), S, H, H, nullptr, 0.f, st);
+    s.gemm.backward_weight(s.cls_in.get(), s.dpool_pre.get(), KIO, G + L.pool_w, nullptr, S, H, H, 1.f, st);
+    scatter_add_rows(s.dcls.get(), s.first.get(), s.dH.get(), S, H, st);
+  }
+
+  for (int l = c.layers - 1; l >= 0; --l) {
+    const auto& o = L.layer[static_cast<size_t>(l)];
+    LayerActs& a = s.layers[static_cast<size_t>(l)];
+    const bf16* x = l == 0 ? s.x0.get() : s.layers[static_cast<size_t>(l - 1)].h2.get();
+    const int64_t qs = s.qkv_stride(o);
+    // LN2 <- residual h1 + dropout(FFN out)
+    LayerNormBackwardArgs l2;
+    l2.dy = s.dH.get();
+    l2.x = a.fo.get();
+    l2.residual = a.h1.get();
+    l2.dropout = s.spec(l, 2, ph);
+    l2.gamma = P + o.o_ln_g;
+    l2.mean = a.mean2.get();
+    l2.rstd = a.rstd2.get();
+    l2.dz = s.dh1.get();
+    l2.dx = s.dfo.get();
+    l2.dgamma = G + o.o_ln_g;
+    l2.dbeta = G + o.o_ln_b;
+    l2.scratch = s.ln_scratch.get();
+    l2.rows = T;
+    l2.hidden = H;
+    layernorm_backward(l2, st);
+    // FFN: output dense (GELU backward fused into its data gradient), intermediate dense
+    s.gemm.backward_data(s.dfo.get(), P16 + o.o_w, KIO, s.dpre.get(), T, I, H, a.pre.get(), 0.f, st);
+    s.gemm.backward_weight(a.act.get(), s.dfo.get(), KIO, G + o.o_w, bsc, T, I, H, 1.f, st);
+    accumulate_f32(bsc, G + o.o_b, static_cast<size_t>(H), st);
+    s.gemm.backward_data(s.dpre.get(), P16 + o.i_w, KIO, s.dh1.get(), T, H, I, nullptr, 1.f, st);
+    s.gemm.backward_weight(a.h1.get(), s.dpre.get(), KIO, G + o.i_w, bsc, T, H, I, 1.f, st);
+    accumulate_f32(bsc, G + o.i_b, static_cast<size_t>(I), st);
+    // LN1 <- residual x + dropout(attention output dense)
+    LayerNormBackwardArgs l1 = l2;
+    l1.dy = s.dh1.get();
+    l1.x = a.ao.get();
+    l1.residual = x;
+    l1.dropout = s.spec(l, 1, ph);
+    l1.gamma = P + o.ao_ln_g;
+    l1.mean = a.mean1.get();
+    l1.rstd = a.rstd1.get();
+    l1.dz = s.dX.get();
+    l1.dx = s.dao.get();
+    l1.dgamma = G + o.ao_ln_g;
+    l1.dbeta = G + o.ao_ln_b;
+    layernorm_backward(l1, st);
+    s.gemm.backward_data(s.dao.get(), P16 + o.ao_w, KIO, s.dctx.get(), T, H, H, nullptr, 0.f, st);
+    s.gemm.backward_weight(a.ctx.get(), s.dao.get(), KIO, G + o.ao_w, bsc, T, H, H, 1.f, st);
+    accumulate_f32(bsc, G + o.ao_b, static_cast<size_t>(H), st);
+    attention_backward(AttentionBackwardArgs{s.attn_shape(), a.qkv.get(), a.ctx.get(), s.dctx.get(), a.lse.get(),
+                                             s.first.get(), s.lens.get(), s.spec(l, 0, pa), s.dqkv.get(),
+                                             s.attn_scratch.get()},
+                       st);
+    // Q, K, V: data gradients summed into the residual gradient, weight gradients in one batch
+    for (int p = 0; p < 3; ++p)
+      s.gemm.backward_data(s.dqkv.get() + p * H, P16 + o.q_w + p * qs, KIO, s.dX.get(), T, H, H, nullptr, 1.f, st,
+                           3 * H);
+    s.gemm.backward_weight(x, s.dqkv.get(), KIO, G + o.q_w, bsc, T, H, H, 1.f, st, 3 * H, GemmBatch{3, qs, H, H});
+    for (int p = 0; p < 3; ++p) accumulate_f32(bsc + p * H, G + o.q_b + p * qs, static_cast<size_t>(H), st);
+    std::swap(s.dH, s.dX);
+  }
+
+  // embeddings: dropout, LayerNorm, table scatter-add (dfo/dao serve as scratch)
+  dropout_apply(s.dH.get(), s.dfo.get(), sz(T, H), s.spec(-1, 0, ph), st);
+  LayerNormBackwardArgs le;
+  le.dy = s.dfo.get();
+  le.x = s.emb_sum.get();
+  le.gamma = P + L.emb_ln_g;
+  le.mean = s.emb_mean.get();
+  le.rstd = s.emb_rstd.get();
+  le.dz = s.dao.get();
+  le.dgamma = G + L.emb_ln_g;
+  le.dbeta = G + L.emb_ln_b;
+  le.scratch = s.ln_scratch.get();
+  le.rows = T;
+  le.hidden = H;
+  layernorm_backward(le, st);
+  embeddings_backward(s.emb_inputs(), s.dao.get(), {G + L.word_emb, G + L.pos_emb, G + L.type_emb}, H, st);
+}
+
+CudaStepStats CudaModel::stats() {
+  State& s = *st_;
+  BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  CudaStepStats r;
+  r.masked = s.M;
+  r.sequences = s.S;
+  if (s.M > 0) {
+    std::vector<float> loss(static_cast<size_t>(s.M));
+    std::vector<int32_t> ok(static_cast<size_t>(s.M));
+    BERT_CUDA_CHECK(cudaMemcpy(loss.data(), s.mlm_loss.get(), loss.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    BERT_CUDA_CHECK(cudaMemcpy(ok.data(), s.mlm_correct.get(), ok.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (int i = 0; i < s.M; ++i) {
+      sum += loss[static_cast<size_t>(i)];
+      r.mlm_correct += ok[static_cast<size_t>(i)];
+    }
+    r.mlm_loss = sum / s.M;
+  }
+  if (s.S > 0) {
+    std::vector<float> loss(static_cast<size_t>(s.S));
+    std::vector<int32_t> ok(static_cast<size_t>(s.S));
+    BERT_CUDA_CHECK(cudaMemcpy(loss.data(), s.nsp_loss.get(), loss.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    BERT_CUDA_CHECK(cudaMemcpy(ok.data(), s.nsp_correct.get(), ok.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (int i = 0; i < s.S; ++i) {
+      sum += loss[static_cast<size_t>(i)];
+      r.nsp_correct += ok[static_cast<size_t>(i)];
+    }
+    r.nsp_loss = sum / s.S;
+  }
+  r.loss = r.mlm_loss + r.nsp_loss;
+  return r;
+}
+
+}  // namespace bert::cuda

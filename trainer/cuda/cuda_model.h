@@ -1,0 +1,79 @@
+// BERT pretraining model on one GPU: the CUDA mirror of bert::cpu::BertCpu (same flat parameter
+// layout, same dropout RNG streams and element numbering, same losses: mean MLM cross entropy over
+// the masked tokens + mean NSP cross entropy over the sequences).
+//
+// Precision: fp32 master parameters and gradients in the flat layout (trainer/model/params.h), a bf16
+// copy of the parameters for the GEMMs, bf16 activations, fp32 LayerNorm statistics and parameters.
+// Layout: tokens stay in the Batch's flat rows*seq_len order (padding rows included, excluded from
+// attention exactly); the MLM head runs on the masked rows only and NSP on each sequence's first token.
+// All work is queued on the model's stream; only stats() synchronises.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "trainer/data/batch.h"
+#include "trainer/model/params.h"
+
+namespace bert::cuda {
+
+// A batch that does not fit the model or the buffers the model was sized for.
+struct CudaBatchError : std::runtime_error { using std::runtime_error::runtime_error; };
+
+struct CudaDropout {
+  bool enabled = false;     // training: true; eval and reference tests: false
+  uint64_t seed = 0;
+  uint32_t rank = 0;
+  uint32_t micro_step = 0;  // see trainer/model/dropout_rng.h
+};
+
+struct CudaStepStats {
+  double loss = 0, mlm_loss = 0, nsp_loss = 0;
+  int64_t masked = 0, mlm_correct = 0;
+  int64_t sequences = 0, nsp_correct = 0;
+};
+
+// Capacity the activation buffers are sized for.
+struct CudaModelLimits {
+  int rows = 0;
+  int seq_len = 0;
+  int max_sequences = 0;  // rows, or 3*rows for packs
+  int max_masked = 0;     // rows * max_predictions_per_seq
+};
+
+class CudaModel {
+ public:
+  CudaModel(const model::ParamLayout& layout, const CudaModelLimits& limits);
+  ~CudaModel();
+  CudaModel(const CudaModel&) = delete;
+  CudaModel& operator=(const CudaModel&) = delete;
+
+  void set_params(const std::vector<float>& params);  // fp32 master + bf16 copy
+  std::vector<float> params() const;
+  std::vector<float> grads() const;
+  void zero_grads();
+
+  float* params_f32();
+  __nv_bfloat16* params_bf16();
+  float* grads_f32();
+  cudaStream_t stream() const;
+
+  // Validates (CudaBatchError naming the field) and copies the batch to the device.
+  void load_batch(const data::Batch& b);
+  // Forward of the loaded batch; keeps what backward needs.
+  void forward(const CudaDropout& dropout);
+  // Adds grad_scale * d(loss)/d(params) of the last forward into the fp32 gradients.
+  void backward(float grad_scale);
+  // Losses and accuracy counts of the last forward (synchronises the stream).
+  CudaStepStats stats();
+
+ private:
+  struct State;
+  std::unique_ptr<State> st_;
+};
+
+}  // namespace bert::cuda
