@@ -1,5 +1,16 @@
 // `harness run` without --dry-run: executes a Plan (NEXP experiments, cache clearing, launch, logs,
 // compliance check per experiment, score, summary). Implemented in harness/run/ (library bert_harness_run).
+//
+// What the executor expects of the Plan:
+// - plan.launch: for launcher "local" the command of ONE rank (e.g. `bind --plan P -- trainer --config R`);
+//   it is started once per rank of plan.nodes[0] with plan.env + launch.env + rank.env, each rank in its own
+//   process group. For "srun"/"mpirun" it is run once and stands for all ranks; rank 0's lines are
+//   recognised by `srun -l` ("0: ") or `mpirun --tag-output` ("[1,0]<stdout>:") prefixes.
+// - The trainer config: before each experiment the executor writes plan.trainer_config with that
+//   experiment's seed to the path after `--config` in plan.launch (to <output_dir>/run.yaml when absent)
+//   and keeps a copy per experiment in <output_dir>/configs/run_<NN>.yaml.
+// - plan.cache_clear: one step that clears the caches of every node (exit status 0 = cleared everywhere).
+// - plan.setup: run once per `harness run` invocation, before the preflight, each to completion.
 #pragma once
 #include <string>
 
@@ -7,13 +18,21 @@
 
 namespace bert::harness {
 
+enum class PreflightPolicy { Fail, Warn, Off };
+
 struct RunOptions {
   std::string resume_dir;     // --resume OUTDIR: continue a set, skipping finished experiments
   bool progress_tty = false;  // live progress line when stdout is a terminal
+  PreflightPolicy preflight = PreflightPolicy::Warn;  // findings (busy GPU, pinned CPUs ...) fail or warn
+  double term_grace_s = 10;   // after SIGTERM to the ranks, SIGKILL follows this much later
 };
 
 // Returns the process exit code: 0 set completed (scored or not), 1 experiments failed, 2 user error
 // (e.g. output dir not writable), 130/143 interrupted by SIGINT/SIGTERM (logs kept, summary says so).
 int run_experiments(const Plan& plan, const RunOptions& opts);
+
+// For `harness run --resume OUTDIR` without a system file: the Plan recorded in OUTDIR/plan.json.
+// Throws std::runtime_error naming the file when it is missing or unreadable.
+Plan load_plan_for_resume(const std::string& outdir);
 
 }  // namespace bert::harness

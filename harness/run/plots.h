@@ -1,0 +1,36 @@
+// The two plots of summary.md, rendered by gnuplot (SVG and PNG) when it is installed:
+// eval accuracy vs samples (one line per run) and time-to-train per run with the olympic window.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/run/progress.h"
+
+namespace bert::harness {
+
+struct RunCurve {
+  int index = 0;                 // experiment number, 1-based
+  std::vector<EvalPoint> evals;
+};
+
+struct RunTime {
+  int index = 0;
+  double minutes = 0;
+};
+
+struct PlotResult {
+  std::vector<std::string> images;  // file names inside plots_dir
+  std::string note;                 // why nothing was rendered ("gnuplot not found", its error)
+};
+
+// Indexes (into `times`) of the runs inside the olympic window: sorted by time, the fastest and the
+// slowest dropped (only the fastest when one run did not converge).
+std::vector<size_t> olympic_window(const std::vector<RunTime>& times, int dropped);
+
+// Writes the data files and plots.gp into plots_dir and runs gnuplot on it.
+PlotResult render_plots(const std::string& plots_dir, const std::vector<RunCurve>& curves,
+                        const std::vector<RunTime>& times, int dropped, std::optional<double> olympic_minutes,
+                        double target_accuracy);
+
+}  // namespace bert::harness

@@ -1,0 +1,161 @@
+#include "harness/run/preflight.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "binding/binding.h"
+#include "binding/cpu_list.h"
+#include "harness/run/capture.h"
+#include "harness/run/output_router.h"
+
+namespace bert::harness {
+
+std::string preflight_probe_script() {
+  // Kernel threads (PPid 2) are pinned by design and skipped; the probe's own shell and grep are
+  // reported by pid so the parser can drop them.
+  return R"SH(echo "probe_pid $$"
+online=$(cat /sys/devices/system/cpu/online 2>/dev/null)
+echo "online $online"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  if out=$(nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader 2>&1); then
+    printf '%s\n' "$out" | sed -n 's/^\(.\)/gpu_proc \1/p'
+  else
+    echo "note nvidia-smi failed: $(printf '%s' "$out" | head -n 1)"
+  fi
+else
+  echo "note no nvidia-smi on this node: GPU processes not checked"
+fi
+if command -v enroot >/dev/null 2>&1; then
+  enroot list 2>/dev/null | sed -n 's/^\(.\)/container \1/p'
+fi
+awk '/^MemTotal:/{print "mem_total_kb " $2} /^MemAvailable:/{print "mem_avail_kb " $2}' /proc/meminfo
+grep -H -e '^Name:' -e '^PPid:' -e '^Cpus_allowed_list:' /proc/[0-9]*/status 2>/dev/null | sed 's/^/status /'
+)SH";
+}
+
+ChildSpec preflight_command(const Plan& plan) {
+  const std::string script = preflight_probe_script();
+  const int n = std::max(1, int(plan.nodes.size()));
+  if (plan.launcher == "srun")
+    return {{"srun", "--nodes=" + std::to_string(n), "--ntasks=" + std::to_string(n), "--ntasks-per-node=1", "-l",
+             "sh", "-c", script}, {}};
+  if (plan.launcher == "mpirun") {
+    std::string hosts;
+    for (const auto& node : plan.nodes) hosts += (hosts.empty() ? "" : ",") + node.hostname;
+    return {{"mpirun", "--host", hosts, "-np", std::to_string(n), "--map-by", "ppr:1:node", "--tag-output", "sh",
+             "-c", script}, {}};
+  }
+  return {{"sh", "-c", script}, {}};
+}
+
+std::vector<std::string> split_probe_output(const Plan& plan, const std::string& output) {
+  const size_t n = std::max<size_t>(1, plan.nodes.size());
+  std::vector<std::string> per_node(n);
+  RankTagStyle style = plan.launcher == "srun" ? RankTagStyle::Srun
+                       : plan.launcher == "mpirun" ? RankTagStyle::Mpirun : RankTagStyle::BySource;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    int task = style == RankTagStyle::BySource ? 0 : strip_rank_tag(style, line);
+    if (task >= 0 && size_t(task) < n) per_node[size_t(task)] += line + "\n";
+  }
+  return per_node;
+}
+
+std::vector<PreflightFinding> parse_probe_output(const std::string& node, const std::string& output,
+                                                 const std::string& bound_cpus) {
+  std::vector<PreflightFinding> out;
+  struct Proc { std::string name, cpus; int ppid = -1; };
+  std::map<int, Proc> procs;
+  std::set<int> probe_pids;
+  std::string online;
+  long long mem_total = 0, mem_avail = 0;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto sp = line.find(' ');
+    std::string tag = line.substr(0, sp), rest = sp == std::string::npos ? "" : line.substr(sp + 1);
+    if (tag == "probe_pid") probe_pids.insert(std::atoi(rest.c_str()));
+    else if (tag == "online") online = rest;
+    else if (tag == "gpu_proc") out.push_back({node, "process already on a GPU: " + rest});
+    else if (tag == "container") out.push_back({node, "leftover enroot/pyxis container: " + rest});
+    else if (tag == "mem_total_kb") mem_total = std::atoll(rest.c_str());
+    else if (tag == "mem_avail_kb") mem_avail = std::atoll(rest.c_str());
+    else if (tag == "status") {
+      // "/proc/<pid>/status:<Field>:\t<value>"
+      if (rest.rfind("/proc/", 0) != 0) continue;
+      int pid = std::atoi(rest.c_str() + 6);
+      auto colon = rest.find(':');
+      if (colon == std::string::npos) continue;
+      std::string field = rest.substr(colon + 1);
+      auto fc = field.find(':');
+      if (fc == std::string::npos) continue;
+      std::string name = field.substr(0, fc), value = field.substr(fc + 1);
+      value.erase(0, value.find_first_not_of(" \t"));
+      if (name == "Name") procs[pid].name = value;
+      else if (name == "PPid") procs[pid].ppid = std::atoi(value.c_str());
+      else if (name == "Cpus_allowed_list") procs[pid].cpus = value;
+    }
+  }
+  if (mem_total > 0 && mem_avail * 4 < mem_total)
+    out.push_back({node, "only " + std::to_string(mem_avail / 1024) + " MiB of " + std::to_string(mem_total / 1024) +
+                             " MiB memory available"});
+  if (!bound_cpus.empty() && !online.empty()) {
+    binding::IndexList bound, all;
+    try {
+      bound = binding::parse_list(bound_cpus, "binding");
+      all = binding::parse_list(online, "online");
+    } catch (const std::exception&) {
+      return out;
+    }
+    for (const auto& [pid, p] : procs) {
+      if (probe_pids.count(pid) || probe_pids.count(p.ppid) || pid == 2 || p.ppid == 2 || p.cpus.empty()) continue;
+      binding::IndexList allowed;
+      try {
+        allowed = binding::parse_list(p.cpus, "Cpus_allowed_list");
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (binding::list_minus(all, allowed).empty()) continue;  // not pinned
+      auto overlap = binding::list_intersect(allowed, bound);
+      if (!overlap.empty())
+        out.push_back({node, "process " + std::to_string(pid) + " (" + p.name + ") is pinned to CPUs " + p.cpus +
+                                 ", which our ranks are bound to (" + binding::format_list(overlap) + ")"});
+    }
+  }
+  return out;
+}
+
+PreflightReport run_preflight(const Plan& plan) {
+  PreflightReport rep;
+  Captured c = run_capture(preflight_command(plan), 120);
+  if (!c.started || c.timed_out) {
+    rep.notes.push_back("preflight probe could not run: " + c.describe());
+    return rep;
+  }
+  auto per_node = split_probe_output(plan, c.output);
+  for (size_t i = 0; i < per_node.size(); ++i) {
+    std::string host = i < plan.nodes.size() ? plan.nodes[i].hostname : "localhost";
+    if (per_node[i].empty()) {
+      rep.notes.push_back(host + ": no preflight output (" + c.describe() + ")");
+      continue;
+    }
+    binding::IndexList bound;
+    if (i < plan.nodes.size())
+      for (const auto& r : plan.nodes[i].ranks) {
+        try {
+          bound = binding::list_union(bound, binding::parse_list(r.binding.cpus, "binding"));
+        } catch (const std::exception&) {
+        }
+      }
+    std::istringstream in(per_node[i]);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("note ", 0) == 0) rep.notes.push_back(host + ": " + line.substr(5));
+    for (auto& f : parse_probe_output(host, per_node[i], binding::format_list(bound))) rep.findings.push_back(f);
+  }
+  return rep;
+}
+
+}  // namespace bert::harness

@@ -1,0 +1,37 @@
+// Preflight on every node before the first experiment: processes already on the GPUs, processes
+// pinned to CPUs our ranks are bound to, leftover enroot/pyxis containers, low free memory.
+// One probe script runs per node (local: sh; srun/mpirun: one task per node) and prints tagged lines.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "harness/plan/plan.h"
+#include "harness/run/child_process.h"
+
+namespace bert::harness {
+
+struct PreflightFinding {
+  std::string node;
+  std::string what;  // "GPU process 1234 (python) using 1024 MiB", ...
+};
+
+struct PreflightReport {
+  std::vector<PreflightFinding> findings;
+  std::vector<std::string> notes;  // probes that could not run (no nvidia-smi, node unreachable)
+};
+
+// The probe script and the per-launcher command that runs it once per node.
+std::string preflight_probe_script();
+ChildSpec preflight_command(const Plan& plan);
+
+// Turns the probe output of one node into findings; `bound_cpus` is the union of the CPUs the plan
+// binds ranks to on that node (hwloc list, "" = not bound), `probe_pids` are excluded.
+std::vector<PreflightFinding> parse_probe_output(const std::string& node, const std::string& output,
+                                                 const std::string& bound_cpus);
+
+// Splits launcher output tagged per task (srun -l / mpirun --tag-output) into per-node texts.
+std::vector<std::string> split_probe_output(const Plan& plan, const std::string& output);
+
+PreflightReport run_preflight(const Plan& plan);
+
+}  // namespace bert::harness

@@ -1,0 +1,507 @@
+#include "harness/run/run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "harness/run/cache_clear.h"
+#include "harness/run/capture.h"
+#include "harness/run/launcher_failure.h"
+#include "harness/run/output_router.h"
+#include "harness/run/output_tree.h"
+#include "harness/run/plots.h"
+#include "harness/run/preflight.h"
+#include "harness/run/progress.h"
+#include "harness/run/set_state.h"
+#include "harness/run/step_runner.h"
+#include "harness/run/summary.h"
+#include "harness/run/walltime.h"
+#include "results/check.h"
+#include "results/score.h"
+
+namespace bert::harness {
+namespace fs = std::filesystem;
+
+Plan load_plan_for_resume(const std::string& outdir) {
+  const std::string path = outdir + "/plan.json";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot read (is " + outdir + " the output directory of a set?)");
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw std::runtime_error(path + ": not valid JSON");
+  return Plan::from_json(j);
+}
+
+namespace {
+
+constexpr unsigned long long kMinFreeForLogs = 64ull << 20;
+
+std::string system_dir_name(const Plan& plan) {
+  std::string s = !plan.system_name.empty() ? plan.system_name : !plan.config_name.empty() ? plan.config_name : "system";
+  for (char& c : s)
+    if (c == '/' || c == ' ') c = '_';
+  return s;
+}
+
+// The path the trainer reads its config from: plan.run_config_file, else the argument of --config
+// in the launch command.
+std::string config_path_in_launch(const Plan& plan, const std::string& root) {
+  if (!plan.run_config_file.empty()) return plan.run_config_file;
+  const auto& a = plan.launch.argv;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == "--config" && i + 1 < a.size()) return a[i + 1];
+    if (a[i].rfind("--config=", 0) == 0) return a[i].substr(9);
+  }
+  return root + "/run.yaml";
+}
+
+std::string mllog_only(const std::string& text) {
+  constexpr std::string_view kToken = ":::MLLOG ";
+  std::string out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t at = line.rfind(kToken);
+    if (at == std::string::npos) continue;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out += line.substr(at) + "\n";
+  }
+  return out;
+}
+
+double target_accuracy(const Plan& plan) {
+  const json& c = plan.trainer_config;
+  if (c.contains("stopping") && c["stopping"].is_object() && c["stopping"].contains("target_accuracy") &&
+      c["stopping"]["target_accuracy"].is_number())
+    return c["stopping"]["target_accuracy"].get<double>();
+  return 0.72;
+}
+
+// The trainer's file rendezvous of local launches: emptied before each experiment so no rank
+// meets a leftover of the previous one. Only inside the output tree.
+void reset_rendezvous_dir(const Plan& plan, const std::string& root) {
+  const json& c = plan.trainer_config;
+  if (!c.contains("run") || !c["run"].is_object() || !c["run"].contains("rendezvous_dir") ||
+      !c["run"]["rendezvous_dir"].is_string())
+    return;
+  fs::path dir = fs::weakly_canonical(c["run"]["rendezvous_dir"].get<std::string>());
+  fs::path base = fs::weakly_canonical(root);
+  auto rel = dir.lexically_relative(base);
+  if (dir.empty() || rel.empty() || rel.string().rfind("..", 0) == 0 || rel == ".") return;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+}
+
+class SetRunner {
+ public:
+  SetRunner(const Plan& plan, const RunOptions& opts)
+      : plan_(plan), opts_(opts),
+        display_(stdout, opts.progress_tty, plan.experiment.nexp,
+                 target_accuracy(plan)) {}
+
+  int run();
+
+ private:
+  int fail_usage(const std::string& msg) {
+    display_.clear();
+    std::cerr << "harness run: " << msg << "\n";
+    return 2;
+  }
+  bool init_state();
+  bool run_setup();
+  bool preflight();
+  void run_experiment(ExperimentRecord& e);
+  void finish_experiment(ExperimentRecord& e, const StepResult& step, const std::string& log_text);
+  void check_result(ExperimentRecord& e);
+  void status_line(const ExperimentRecord& e);
+  void save();
+  int finish();
+  std::string rel(const std::string& p) const { return fs::relative(p, tree_.root).string(); }
+
+  const Plan& plan_;
+  RunOptions opts_;
+  SignalWatch signals_;
+  OutputTree tree_;
+  SetState state_;
+  ProgressDisplay display_;
+  std::vector<std::string> preflight_lines_;
+  std::string config_path_;
+  std::string fatal_;  // set when the set cannot go on (state cannot be saved)
+};
+
+int SetRunner::run() {
+  tree_.root = opts_.resume_dir.empty() ? plan_.experiment.output_dir : opts_.resume_dir;
+  if (tree_.root.empty()) return fail_usage("the plan has no experiment.output_dir");
+  tree_.system = system_dir_name(plan_);
+  tree_.nexp = plan_.experiment.nexp;
+  std::string err;
+  if (!opts_.resume_dir.empty()) {
+    try {
+      state_ = load_state(tree_.root + "/state.json");
+    } catch (const std::exception& e) {
+      return fail_usage(std::string(e.what()) + " (--resume needs the output directory of an earlier set)");
+    }
+    if (state_.nexp != plan_.experiment.nexp)
+      return fail_usage(tree_.root + "/state.json: the set has " + std::to_string(state_.nexp) +
+                        " experiments but the plan asks for " + std::to_string(plan_.experiment.nexp));
+    tree_.datestamp = state_.datestamp;
+  } else {
+    if (fs::exists(tree_.root + "/state.json"))
+      return fail_usage(tree_.root + " already holds an experiment set (state.json); continue it with --resume " +
+                        tree_.root + " or choose another experiment.output_dir");
+    if (int(plan_.experiment.seeds.size()) < plan_.experiment.nexp)
+      return fail_usage("the plan has " + std::to_string(plan_.experiment.seeds.size()) + " seeds for " +
+                        std::to_string(plan_.experiment.nexp) + " experiments");
+    tree_.datestamp = make_datestamp();
+  }
+  try {
+    prepare_output_tree(tree_, kMinFreeForLogs);
+    const std::string plan_text = plan_.to_json().dump(2) + "\n";
+    write_file_atomic(tree_.plan_json(), plan_text);
+    if (!plan_.plan_file.empty() && fs::weakly_canonical(plan_.plan_file) != fs::weakly_canonical(tree_.plan_json()))
+      write_file_atomic(plan_.plan_file, plan_text);
+    write_file_atomic(tree_.systems_json(), plan_.system_json.dump(4) + "\n");
+    init_state();
+    save_state(tree_.state_json(), state_);
+  } catch (const std::exception& e) {
+    return fail_usage(e.what());
+  }
+  config_path_ = config_path_in_launch(plan_, tree_.root);
+
+  if (!run_setup()) return 2;
+  if (!preflight()) return 2;
+
+  for (auto& e : state_.experiments) {
+    if (is_finished(e.status)) continue;
+    if (signals_.received() || !fatal_.empty()) break;
+    run_experiment(e);
+    if (state_.interrupted) break;
+  }
+  return finish();
+}
+
+bool SetRunner::init_state() {
+  if (!opts_.resume_dir.empty()) {
+    for (auto& e : state_.experiments)
+      if (!is_finished(e.status)) e.status = ExpStatus::Pending;
+    state_.interrupted = false;
+    state_.interrupt_signal = 0;
+    return true;
+  }
+  state_.system = tree_.system;
+  state_.datestamp = tree_.datestamp;
+  state_.nexp = plan_.experiment.nexp;
+  for (int i = 1; i <= state_.nexp; ++i) {
+    ExperimentRecord e;
+    e.index = i;
+    e.seed = plan_.experiment.seeds[size_t(i - 1)];
+    state_.experiments.push_back(e);
+  }
+  return true;
+}
+
+void SetRunner::save() {
+  try {
+    save_state(tree_.state_json(), state_);
+  } catch (const std::exception& e) {
+    if (fatal_.empty()) fatal_ = e.what();
+    display_.print(std::string("error: ") + e.what());
+  }
+}
+
+bool SetRunner::run_setup() {
+  for (const auto& cmd : plan_.setup) {
+    if (!cmd.creates.empty() && fs::exists(cmd.creates)) {
+      display_.print("setup: " + cmd.creates + " exists, skipped: " + cmd.shell());
+      continue;
+    }
+    display_.print("setup: " + cmd.shell());
+    Captured c = run_capture({cmd.argv, cmd.env}, 3600);
+    if (!c.ok()) {
+      std::cerr << c.output;
+      std::cerr << "harness run: setup command failed (" << c.describe() << "): " << cmd.shell() << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SetRunner::preflight() {
+  if (opts_.preflight == PreflightPolicy::Off) return true;
+  PreflightReport rep = run_preflight(plan_);
+  for (const auto& n : rep.notes) {
+    preflight_lines_.push_back("note: " + n);
+    display_.print("preflight: note: " + n);
+  }
+  for (const auto& f : rep.findings) {
+    preflight_lines_.push_back(f.node + ": " + f.what);
+    display_.print(std::string("preflight: ") + (opts_.preflight == PreflightPolicy::Fail ? "error: " : "warning: ") +
+                   f.node + ": " + f.what);
+  }
+  if (!rep.findings.empty() && opts_.preflight == PreflightPolicy::Fail) {
+    std::cerr << "harness run: preflight found " << rep.findings.size()
+              << " problem(s) on the nodes (listed above); nothing was launched\n";
+    return false;
+  }
+  return true;
+}
+
+void SetRunner::run_experiment(ExperimentRecord& e) {
+  const int i = e.index;
+  const uint64_t seed = e.seed;
+  e = ExperimentRecord{};
+  e.index = i;
+  e.seed = seed;
+  e.status = ExpStatus::Running;
+  e.log = rel(tree_.log(i));
+  save();
+  double mean_prev = 0;
+  int n_prev = 0;
+  for (const auto& x : state_.experiments)
+    if (is_finished(x.status) && x.launched) mean_prev += x.wall_seconds, ++n_prev;
+  display_.start_experiment(i, n_prev ? mean_prev / n_prev : 0);
+
+  // The experiment's trainer config (seed) where the launch command reads it, and a copy.
+  json cfg = plan_.trainer_config;
+  cfg["run"]["seed"] = e.seed;
+  reset_rendezvous_dir(plan_, tree_.root);
+  try {
+    write_file_atomic(tree_.config(i), cfg.dump(2) + "\n");
+    write_file_atomic(config_path_, cfg.dump(2) + "\n");
+  } catch (const std::exception& ex) {
+    e.status = ExpStatus::Failed;
+    e.message = ex.what();
+    save();
+    status_line(e);
+    return;
+  }
+
+  int log_fd = ::open(tree_.log(i).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    e.status = ExpStatus::Failed;
+    e.message = tree_.log(i) + ": cannot create the log: " + std::strerror(errno);
+    save();
+    status_line(e);
+    return;
+  }
+  CacheClearOutcome cc = clear_caches(plan_);
+  e.cache_cleared = cc.cleared;
+  int werr = 0;
+  for (const auto& l : cc.mllog)
+    if (!werr) werr = write_all(log_fd, l + "\n");
+  if (!cc.cleared.empty() && !cc.cleared.front()) display_.print(cc.message);
+  if (cc.fails_experiment || werr) {
+    ::close(log_fd);
+    e.status = ExpStatus::Failed;
+    e.message = werr ? tree_.log(i) + ": cannot write the log: " + std::strerror(werr) : cc.message;
+    save();
+    status_line(e);
+    return;
+  }
+
+  int ranks_fd = ::open(tree_.ranks_log(i).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::vector<ChildSpec> procs;
+  std::map<std::string, std::string> base_env = plan_.env;
+  for (const auto& [k, v] : plan_.launch.env) base_env[k] = v;
+  RankTagStyle style = RankTagStyle::BySource;
+  if (plan_.launcher == "local" && !plan_.nodes.empty()) {
+    for (const auto& r : plan_.nodes.front().ranks) {
+      ChildSpec s{plan_.launch.argv, base_env};
+      for (const auto& [k, v] : r.env) s.env[k] = v;
+      procs.push_back(std::move(s));
+    }
+  } else {
+    procs.push_back({plan_.launch.argv, base_env});
+    style = plan_.launcher == "srun" ? RankTagStyle::Srun
+            : plan_.launcher == "mpirun" ? RankTagStyle::Mpirun : RankTagStyle::BySource;
+  }
+  OutputRouter router(log_fd, ranks_fd, style, [this](const std::string& l) { display_.on_line(l); });
+  StepOptions so;
+  so.term_grace_s = opts_.term_grace_s;
+  so.walltime_s = parse_walltime_seconds(plan_.experiment.walltime);
+  e.launched = true;
+  StepResult step = run_step(procs, router, so, &signals_);
+  ::close(log_fd);
+  if (ranks_fd >= 0) ::close(ranks_fd);
+  std::string log_text;
+  try {
+    log_text = read_file(tree_.log(i));
+  } catch (const std::exception&) {
+  }
+  finish_experiment(e, step, log_text);
+}
+
+void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, const std::string& log_text) {
+  const int i = e.index;
+  e.wall_seconds = step.seconds;
+  const RunProgress& p = display_.current();
+  switch (step.outcome) {
+    case StepOutcome::Completed:
+      e.status = p.run_stop_status == "success" ? ExpStatus::Converged : ExpStatus::NotConverged;
+      if (p.run_stop_status.empty()) e.message = "the trainer ended without logging run_stop";
+      break;
+    case StepOutcome::Interrupted:
+      e.status = ExpStatus::Interrupted;
+      e.message = step.message;
+      state_.interrupted = true;
+      state_.interrupt_signal = step.signal;
+      break;
+    case StepOutcome::ProcessFailed: {
+      e.status = ExpStatus::Failed;
+      if (plan_.launcher == "local") {
+        e.failed_rank = step.failed_process;
+        e.exit_status = describe_wait_status(step.wait_status);
+      } else {
+        LauncherFailure lf = parse_launcher_failure(log_text);
+        e.failed_rank = lf.rank;
+        e.exit_status = lf.status.empty() ? plan_.launcher + " " + describe_wait_status(step.wait_status) : lf.status;
+      }
+      e.message = (e.failed_rank >= 0 ? "rank " + std::to_string(e.failed_rank) : std::string("a rank")) +
+                  " failed with " + e.exit_status + "; the other ranks were stopped";
+      break;
+    }
+    default:
+      e.status = ExpStatus::Failed;
+      e.message = step.message;
+      break;
+  }
+  if (step.outcome != StepOutcome::Interrupted && step.outcome != StepOutcome::StartFailed) {
+    // The result file holds the MLLOG lines of whatever the run produced, failed runs included:
+    // MLPerf scoring counts them as non-converged.
+    try {
+      write_file_atomic(tree_.result(i), mllog_only(log_text));
+      e.result = rel(tree_.result(i));
+      check_result(e);
+    } catch (const std::exception& ex) {
+      e.status = ExpStatus::Failed;
+      e.message += (e.message.empty() ? "" : "; ") + std::string(ex.what());
+    }
+  }
+  save();
+  status_line(e);
+}
+
+void SetRunner::check_result(ExperimentRecord& e) {
+  results::CheckOptions co;
+  co.ruleset = plan_.experiment.ruleset;
+  results::LogVerdict v = results::check_log_file(tree_.result(e.index), co);
+  e.compliant = v.passed;
+  if (!v.passed) {
+    e.compliance_failure = !v.checker_error.empty() ? v.checker_error
+                           : !v.failures.empty()    ? v.failures.front().text
+                           : !v.parse_errors.empty() ? "parse error: " + v.parse_errors.front()
+                                                     : "failed";
+    auto nl = e.compliance_failure.find('\n');
+    if (nl != std::string::npos) e.compliance_failure.resize(nl);
+  }
+  results::ScoreOptions so;
+  so.ruleset = plan_.experiment.ruleset;
+  results::ScoreResult s = results::score_results_dir(tree_.results_dir(), so);
+  const std::string name = fs::path(tree_.result(e.index)).filename().string();
+  for (const auto& r : s.runs)
+    if (r.file == name) {
+      e.ttt_minutes = r.minutes;
+      e.samples = r.samples_to_converge;
+    }
+  // Outside the RCP reader's reach (open division, unreadable batch size): what the stream showed.
+  const RunProgress& p = display_.current();
+  if (!e.samples && p.run_stop_status == "success" && p.samples > 0) e.samples = double(p.samples);
+}
+
+void SetRunner::status_line(const ExperimentRecord& e) {
+  std::ostringstream s;
+  s << "experiment " << tree_.index(e.index) << "/" << state_.nexp << " (seed " << e.seed << "): " << to_string(e.status);
+  if (e.status == ExpStatus::Converged || e.status == ExpStatus::NotConverged) {
+    s << ", time to train " << format_minutes(e.ttt_minutes) << ", samples ";
+    if (e.samples && *e.samples < 1e9) s << (long long)*e.samples;
+    else s << "n/a";
+  }
+  if (!e.message.empty()) s << " - " << e.message;
+  if (e.compliant) s << ", compliance " << (*e.compliant ? "PASS" : "FAIL (" + e.compliance_failure + ")");
+  if (!e.log.empty()) s << "  [" << e.log << "]";
+  display_.print(s.str());
+}
+
+int SetRunner::finish() {
+  display_.clear();
+  SummaryInput in;
+  in.plan = &plan_;
+  in.tree = &tree_;
+  in.state = &state_;
+  in.preflight = preflight_lines_;
+  bool any_result = false;
+  for (const auto& e : state_.experiments) any_result = any_result || fs::exists(tree_.result(e.index));
+  std::vector<RunCurve> curves;
+  std::vector<RunTime> times;
+  if (any_result) {
+    try {
+      results::ScoreOptions so;
+      so.ruleset = plan_.experiment.ruleset;
+      in.score = results::score_results_dir(tree_.results_dir(), so);
+    } catch (const std::exception& ex) {
+      in.score_error = ex.what();
+    }
+  }
+  for (const auto& e : state_.experiments) {
+    if (!fs::exists(tree_.result(e.index))) continue;
+    RunCurve c{e.index, {}};
+    RunProgress p;
+    std::istringstream lines(read_file(tree_.result(e.index)));
+    for (std::string l; std::getline(lines, l);) update_progress(p, l);
+    c.evals = p.evals;
+    curves.push_back(c);
+    if (e.ttt_minutes) times.push_back({e.index, *e.ttt_minutes});
+  }
+  try {
+    in.plots = render_plots(tree_.plots_dir(), curves, times, in.score ? in.score->dropped : 0,
+                            in.score ? in.score->olympic_minutes : std::nullopt,
+                            target_accuracy(plan_));
+  } catch (const std::exception& ex) {
+    in.plots.note = ex.what();
+  }
+  save();
+  try {
+    write_file_atomic(tree_.summary_md(), render_summary(in));
+  } catch (const std::exception& ex) {
+    std::cerr << "harness run: " << ex.what() << "\n";
+  }
+
+  int failed = 0, done = 0;
+  for (const auto& e : state_.experiments) {
+    failed += e.status == ExpStatus::Failed;
+    done += is_finished(e.status);
+  }
+  std::ostringstream s;
+  if (in.score) {
+    s << "score: " << format_minutes(in.score->score_minutes) << " (olympic mean of "
+      << in.score->runs.size() - size_t(in.score->dropped) << " compliant run(s))";
+    if (in.score->rcp.checked) s << ", RCP " << (in.score->rcp.passed ? "PASS" : "FAIL") << " (" << in.score->rcp.message << ")";
+  } else {
+    s << "no score: " << (in.score_error.empty() ? "no result files" : in.score_error);
+  }
+  display_.print(s.str());
+  display_.print("summary: " + tree_.summary_md());
+  if (state_.interrupted) {
+    display_.print("interrupted after " + std::to_string(done) + " of " + std::to_string(state_.nexp) +
+                   " experiments; logs kept; continue with: harness run --resume " + tree_.root);
+    return 128 + state_.interrupt_signal;
+  }
+  if (!fatal_.empty()) return 1;
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int run_experiments(const Plan& plan, const RunOptions& opts) {
+  SetRunner r(plan, opts);
+  return r.run();
+}
+
+}  // namespace bert::harness

@@ -1,0 +1,54 @@
+// state.json: what happened to each experiment of a set, rewritten atomically after every change,
+// so `harness run --resume OUTDIR` can continue without redoing finished experiments.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace bert::harness {
+
+// pending: not run yet (or interrupted / stopped before launch: run again on resume).
+// converged / not_converged: the trainer ran to its end. failed: a rank died, the log could not be
+// written, the walltime ran out, or the required cache clear was refused.
+enum class ExpStatus { Pending, Running, Converged, NotConverged, Failed, Interrupted };
+const char* to_string(ExpStatus s);
+ExpStatus exp_status_from_string(const std::string& s);  // throws std::runtime_error on an unknown word
+bool is_finished(ExpStatus s);  // converged, not_converged or failed after launch: kept on resume
+
+struct ExperimentRecord {
+  int index = 0;                       // 1-based
+  uint64_t seed = 0;
+  ExpStatus status = ExpStatus::Pending;
+  std::string log;                     // paths relative to the output dir
+  std::string result;
+  std::string message;                 // why failed / interrupted
+  int failed_rank = -1;
+  std::string exit_status;             // "exit status 3", "killed by signal 9 (Killed)"
+  std::optional<bool> compliant;
+  std::string compliance_failure;
+  std::optional<double> ttt_minutes;
+  std::optional<double> samples;
+  std::vector<bool> cache_cleared;     // per node, true outcome of the cache clear
+  double wall_seconds = 0;
+  bool launched = false;
+};
+
+struct SetState {
+  std::string system;
+  std::string datestamp;
+  int nexp = 0;
+  bool interrupted = false;
+  int interrupt_signal = 0;
+  std::vector<ExperimentRecord> experiments;
+
+  nlohmann::ordered_json to_json() const;
+  static SetState from_json(const nlohmann::ordered_json& j);  // throws std::runtime_error on bad content
+};
+
+void save_state(const std::string& path, const SetState& s);   // atomic; throws OutputError
+SetState load_state(const std::string& path);                   // throws OutputError with the path
+
+}  // namespace bert::harness

@@ -1,0 +1,77 @@
+#include <doctest/doctest.h>
+
+#include "harness/run/preflight.h"
+
+using namespace bert::harness;
+
+namespace {
+const char* kProbe =
+    "probe_pid 500\n"
+    "online 0-7\n"
+    "gpu_proc 4242, python, 30000 MiB\n"
+    "container pyxis_old_job\n"
+    "mem_total_kb 1000000\n"
+    "mem_avail_kb 900000\n"
+    "status /proc/100/status:Name:\tweka\n"
+    "status /proc/100/status:PPid:\t1\n"
+    "status /proc/100/status:Cpus_allowed_list:\t2-3\n"
+    "status /proc/101/status:Name:\tfree\n"
+    "status /proc/101/status:PPid:\t1\n"
+    "status /proc/101/status:Cpus_allowed_list:\t0-7\n"
+    "status /proc/15/status:Name:\tksoftirqd/2\n"
+    "status /proc/15/status:PPid:\t2\n"
+    "status /proc/15/status:Cpus_allowed_list:\t2\n"
+    "status /proc/501/status:Name:\tgrep\n"
+    "status /proc/501/status:PPid:\t500\n"
+    "status /proc/501/status:Cpus_allowed_list:\t2\n";
+NodePlan node(std::string host) {
+  NodePlan n;
+  n.hostname = std::move(host);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("probe output: GPU processes, leftover containers, pinned processes on our CPUs") {
+  auto f = parse_probe_output("n1", kProbe, "0-3");
+  REQUIRE(f.size() == 3);
+  CHECK(f[0].what == "process already on a GPU: 4242, python, 30000 MiB");
+  CHECK(f[1].what == "leftover enroot/pyxis container: pyxis_old_job");
+  CHECK(f[2].what == "process 100 (weka) is pinned to CPUs 2-3, which our ranks are bound to (2-3)");
+  CHECK(f[2].node == "n1");
+}
+
+TEST_CASE("pinned processes elsewhere, kernel threads, the probe itself and unbound ranks are not findings") {
+  CHECK(parse_probe_output("n1", kProbe, "4-7").size() == 2);
+  CHECK(parse_probe_output("n1", kProbe, "").size() == 2);
+}
+
+TEST_CASE("low free memory is reported") {
+  auto f = parse_probe_output("n1", "mem_total_kb 1000000\nmem_avail_kb 100000\n", "");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].what == "only 97 MiB of 976 MiB memory available");
+}
+
+TEST_CASE("per-node probe commands and output splitting") {
+  Plan p;
+  p.launcher = "srun";
+  p.nodes = {node("a"), node("b")};
+  auto cmd = preflight_command(p);
+  REQUIRE(cmd.argv.size() > 5);
+  CHECK(cmd.argv[0] == "srun");
+  CHECK(cmd.argv[4] == "-l");
+  auto parts = split_probe_output(p, "0: online 0-1\n1: online 0-3\nsrun: warning\n");
+  CHECK(parts == std::vector<std::string>{"online 0-1\n", "online 0-3\n"});
+  p.launcher = "mpirun";
+  cmd = preflight_command(p);
+  CHECK(cmd.argv[2] == "a,b");
+  p.launcher = "local";
+  CHECK(preflight_command(p).argv[0] == "sh");
+}
+
+TEST_CASE("the probe runs here and reports this machine") {
+  Plan p;
+  p.launcher = "local";
+  p.nodes = {node("localhost")};
+  PreflightReport r = run_preflight(p);
+  for (const auto& n : r.notes) CHECK(n.find("could not run") == std::string::npos);
+}

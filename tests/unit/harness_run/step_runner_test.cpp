@@ -1,0 +1,90 @@
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "harness/run/step_runner.h"
+
+using namespace bert::harness;
+
+namespace {
+ChildSpec sh(const std::string& script) { return {{"sh", "-c", script}, {}}; }
+int temp_fd() {
+  char name[] = "/tmp/step_testXXXXXX";
+  int fd = mkstemp(name);
+  unlink(name);
+  return fd;
+}
+std::string slurp(int fd) {
+  std::string out;
+  lseek(fd, 0, SEEK_SET);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, size_t(n));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("all processes succeed: completed, rank 0 output in the log, env applied") {
+  int log = temp_fd(), ranks = temp_fd();
+  OutputRouter r(log, ranks, RankTagStyle::BySource);
+  ChildSpec a = sh("echo \"hello $WHO\"; echo err >&2");
+  a.env["WHO"] = "zero";
+  StepResult res = run_step({a, sh("echo one")}, r, {}, nullptr);
+  CHECK(res.outcome == StepOutcome::Completed);
+  std::string text = slurp(log);
+  CHECK(text.find("hello zero\n") != std::string::npos);
+  CHECK(text.find("err\n") != std::string::npos);
+  CHECK(slurp(ranks) == "1: one\n");
+  close(log);
+  close(ranks);
+}
+
+TEST_CASE("one process fails: the others are stopped at once and the failure is named") {
+  int log = temp_fd();
+  OutputRouter r(log, -1, RankTagStyle::BySource);
+  StepResult res = run_step({sh("sleep 30"), sh("sleep 0.2; exit 4"), sh("sleep 30")}, r, {}, nullptr);
+  CHECK(res.outcome == StepOutcome::ProcessFailed);
+  CHECK(res.failed_process == 1);
+  CHECK(WEXITSTATUS(res.wait_status) == 4);
+  CHECK(res.message == "process 1 ended with exit status 4");
+  CHECK(res.seconds < 10);
+  close(log);
+}
+
+TEST_CASE("a process that ignores SIGTERM is killed after the grace period") {
+  int log = temp_fd();
+  OutputRouter r(log, -1, RankTagStyle::BySource);
+  StepOptions o;
+  o.term_grace_s = 0.5;
+  o.walltime_s = 0.5;
+  StepResult res = run_step({sh("trap '' TERM; sleep 30")}, r, o, nullptr);
+  CHECK(res.outcome == StepOutcome::WalltimeExceeded);
+  CHECK(res.seconds < 10);
+  CHECK(res.stop_seconds >= 0.4);
+  close(log);
+}
+
+TEST_CASE("a program that does not exist is a start failure, not a crash") {
+  int log = temp_fd();
+  OutputRouter r(log, -1, RankTagStyle::BySource);
+  StepResult res = run_step({sh("sleep 30"), {{"/no/such/trainer"}, {}}}, r, {}, nullptr);
+  CHECK(res.outcome == StepOutcome::StartFailed);
+  CHECK(res.message.find("cannot start /no/such/trainer") != std::string::npos);
+  CHECK(res.seconds < 10);
+  close(log);
+}
+
+TEST_CASE("children started by a rank go down with it (process group)") {
+  int log = temp_fd();
+  OutputRouter r(log, -1, RankTagStyle::BySource);
+  StepOptions o;
+  o.walltime_s = 0.3;
+  StepResult res = run_step({sh("sleep 30 & sleep 30 & wait")}, r, o, nullptr);
+  CHECK(res.outcome == StepOutcome::WalltimeExceeded);
+  CHECK(res.seconds < 5);
+  close(log);
+}

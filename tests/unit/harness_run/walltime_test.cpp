@@ -1,0 +1,19 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "harness/run/walltime.h"
+
+using bert::harness::parse_walltime_seconds;
+
+TEST_CASE("walltime: minutes or [hh:]mm:ss") {
+  CHECK(parse_walltime_seconds("") == 0);
+  CHECK(parse_walltime_seconds("30") == 1800);
+  CHECK(parse_walltime_seconds("0:02") == 2);
+  CHECK(parse_walltime_seconds("12:30") == 750);
+  CHECK(parse_walltime_seconds("01:15:00") == 4500);
+  CHECK_THROWS_AS(parse_walltime_seconds("1h"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_walltime_seconds("1:60"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_walltime_seconds("1:2:3:4"), std::invalid_argument);
+  CHECK_THROWS_WITH(parse_walltime_seconds("-5"), doctest::Contains("'-5'"));
+}
