@@ -4,6 +4,7 @@
 #include <string>
 
 #include "trainer/cuda/check.h"
+#include "trainer/cuda/column_sum.h"
 
 namespace bert::cuda {
 
@@ -63,12 +64,13 @@ Gemm::Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
 }
 
 Gemm::~Gemm() {
+  if (colsum_scratch_) cudaFree(colsum_scratch_);
   if (workspace_) cudaFree(workspace_);
   if (handle_) cublasLtDestroy(handle_);
 }
 
-void Gemm::run(const Call& c, cudaStream_t stream) {
-  if (c.m == 0 || c.n == 0) return;
+bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
+  if (c.m == 0 || c.n == 0) return true;
   Descs ds;
   BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&ds.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSA, c.op_a);
@@ -92,13 +94,16 @@ void Gemm::run(const Call& c, cudaStream_t stream) {
                                                          &workspace_bytes_, sizeof(workspace_bytes_)));
   cublasLtMatmulHeuristicResult_t heur{};
   int found = 0;
-  BERT_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_, ds.op, ds.a, ds.b, ds.d, ds.d, ds.pref, 1, &heur, &found));
+  const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(handle_, ds.op, ds.a, ds.b, ds.d, ds.d, ds.pref, 1, &heur, &found);
+  if (may_fail && (hs != CUBLAS_STATUS_SUCCESS || found == 0)) return false;
+  BERT_CUBLAS_CHECK(hs);
   if (found == 0)
     throw CudaError("cuBLASLt: no algorithm for m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
                     " k=" + std::to_string(c.k) + " epilogue=" + std::to_string(static_cast<int>(c.epilogue)));
   const float alpha = 1.f;
   BERT_CUBLAS_CHECK(cublasLtMatmul(handle_, ds.op, &alpha, c.a, ds.a, c.b, ds.b, &c.beta, c.d, ds.d, c.d, ds.d,
                                    &heur.algo, workspace_, workspace_bytes_, stream));
+  return true;
 }
 
 void Gemm::forward(const __nv_bfloat16* x, const __nv_bfloat16* w, WeightLayout layout, const __nv_bfloat16* bias,
@@ -176,7 +181,23 @@ void Gemm::backward_weight(const __nv_bfloat16* x, const __nv_bfloat16* dy, Weig
     c.ldd = in;
     if (dbias) c.epilogue = CUBLASLT_EPILOGUE_BGRADB;
   }
+  if (run(c, stream, dbias != nullptr)) return;
+  // No BGRAD algorithm for this shape/layout: plain GEMM, then the bias gradient as column sums of dY.
+  c.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  c.bias = nullptr;
   run(c, stream);
+  for (int i = 0; i < batch.count; ++i) {
+    const size_t need = column_sum_bf16_scratch_floats(tokens, out);
+    if (need > colsum_scratch_floats_) {
+      BERT_CUDA_CHECK(cudaStreamSynchronize(stream));
+      if (colsum_scratch_) BERT_CUDA_CHECK(cudaFree(colsum_scratch_));
+      colsum_scratch_ = nullptr;
+      BERT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&colsum_scratch_), need * sizeof(float)));
+      colsum_scratch_floats_ = need;
+    }
+    column_sum_bf16(dy + i * batch.stride_y, tokens, out, static_cast<int>(ldy), dbias + i * batch.stride_bias,
+                    colsum_scratch_, stream);
+  }
 }
 
 }  // namespace bert::cuda

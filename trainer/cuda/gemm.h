@@ -53,8 +53,11 @@ class Gemm {
 
  private:
   struct Call;
-  void run(const Call& c, cudaStream_t stream);
+  // false when cuBLASLt has no algorithm for the call (only tolerated for BGRAD epilogues).
+  bool run(const Call& c, cudaStream_t stream, bool may_fail = false);
   cublasLtHandle_t handle_ = nullptr;
+  float* colsum_scratch_ = nullptr;  // grown on demand for the bias-gradient fallback
+  size_t colsum_scratch_floats_ = 0;
   void* workspace_ = nullptr;
   size_t workspace_bytes_;
 };

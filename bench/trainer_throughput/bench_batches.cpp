@@ -1,0 +1,123 @@
+#include "bench/trainer_throughput/bench_batches.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace bert::bench {
+namespace {
+
+// Assumed length model (the MLPerf histogram is not at hand; trainer.md §6.4): 20% of sequences are
+// full length, the rest uniform in [20, 360]; mean = 0.2*512 + 0.8*190 = 254.4 tokens, close to the
+// 254.2 of the MLPerf training set. The benchmark prints the mean it actually drew.
+int draw_length(std::mt19937_64& g, int seq_len) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  if (u(g) < 0.2) return seq_len;
+  std::uniform_int_distribution<int> len(20, std::min(360, seq_len));
+  return len(g);
+}
+
+void add_sequence(data::Batch& b, int row, int at, int len, int vocab, std::mt19937_64& g) {
+  const int s = b.num_sequences++;
+  b.seq_row.push_back(row);
+  b.seq_first_token.push_back(at);
+  b.seq_lengths.push_back(len);
+  b.nsp_labels.push_back(static_cast<int8_t>(g() & 1));
+  std::uniform_int_distribution<int> tok(1000, vocab - 1);
+  for (int i = 0; i < len; ++i) {
+    b.input_ids[at + i] = i == 0 ? 101 : tok(g);
+    b.segment_ids[at + i] = i > len / 2 ? 1 : 0;
+    b.input_mask[at + i] = 1;
+    b.position_ids[at + i] = i;
+  }
+  const int n_mask = std::min(76, std::max(1, static_cast<int>(std::lround(0.15 * len))));
+  std::vector<int> cand;
+  for (int i = 1; i < len; ++i) cand.push_back(i);
+  std::shuffle(cand.begin(), cand.end(), g);
+  cand.resize(static_cast<size_t>(std::min<int>(n_mask, static_cast<int>(cand.size()))));
+  std::sort(cand.begin(), cand.end());
+  for (int p : cand) {
+    b.mlm_token_index.push_back(at + p);
+    b.mlm_label_ids.push_back(tok(g));
+    b.mlm_sequence.push_back(s);
+  }
+}
+
+data::Batch empty_batch(int rows, int seq_len) {
+  data::Batch b;
+  b.rows = rows;
+  b.seq_len = seq_len;
+  const size_t n = static_cast<size_t>(rows) * seq_len;
+  b.input_ids.assign(n, 0);
+  b.segment_ids.assign(n, 0);
+  b.input_mask.assign(n, 0);
+  b.position_ids.assign(n, 0);
+  return b;
+}
+
+void finish_cu_seqlens(data::Batch& b) {
+  // Ranges tile the array; a row's padding belongs to its last sequence (batch.h).
+  b.cu_seqlens.assign(1, 0);
+  for (int s = 0; s < b.num_sequences; ++s) {
+    const bool last_in_row = s + 1 == b.num_sequences || b.seq_row[static_cast<size_t>(s) + 1] != b.seq_row[static_cast<size_t>(s)];
+    b.cu_seqlens.push_back(last_in_row ? (b.seq_row[static_cast<size_t>(s)] + 1) * b.seq_len
+                                       : b.seq_first_token[static_cast<size_t>(s)] + b.seq_lengths[static_cast<size_t>(s)]);
+  }
+}
+
+}  // namespace
+
+data::Batch make_padded_batch(int rows, int seq_len, int vocab, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  data::Batch b = empty_batch(rows, seq_len);
+  for (int r = 0; r < rows; ++r) add_sequence(b, r, r * seq_len, seq_len, vocab, g);
+  finish_cu_seqlens(b);
+  return b;
+}
+
+data::Batch make_packed_batch(int rows, int seq_len, int vocab, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  // Pack a large pool first-fit-decreasing into as many packs as it needs (as NVIDIA packs the whole
+  // dataset: ~2 sequences per pack, almost no padding), then take `rows` packs at random, so the
+  // batch keeps the pool's length distribution.
+  std::vector<int> lens(static_cast<size_t>(rows) * 16);
+  for (auto& l : lens) l = draw_length(g, seq_len);
+  std::sort(lens.rbegin(), lens.rend());
+  struct Pack { int used = 0; std::vector<int> seqs; };
+  std::vector<Pack> packs;
+  for (int l : lens) {
+    auto it = std::find_if(packs.begin(), packs.end(),
+                           [&](const Pack& p) { return p.seqs.size() < 3 && p.used + l <= seq_len; });
+    if (it == packs.end()) it = packs.insert(packs.end(), Pack{});
+    it->used += l;
+    it->seqs.push_back(l);
+  }
+  std::shuffle(packs.begin(), packs.end(), g);
+  data::Batch b = empty_batch(rows, seq_len);
+  b.packed = true;
+  for (int r = 0; r < rows && r < static_cast<int>(packs.size()); ++r) {
+    std::vector<int> seqs = packs[static_cast<size_t>(r)].seqs;
+    std::shuffle(seqs.begin(), seqs.end(), g);
+    int at = r * seq_len;
+    for (int l : seqs) {
+      add_sequence(b, r, at, l, vocab, g);
+      at += l;
+    }
+  }
+  finish_cu_seqlens(b);
+  return b;
+}
+
+int64_t real_tokens(const data::Batch& b) {
+  int64_t t = 0;
+  for (int l : b.seq_lengths) t += l;
+  return t;
+}
+
+int64_t sum_len_squared(const data::Batch& b) {
+  int64_t t = 0;
+  for (int l : b.seq_lengths) t += static_cast<int64_t>(l) * l;
+  return t;
+}
+
+}  // namespace bert::bench

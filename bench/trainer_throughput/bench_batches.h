@@ -1,0 +1,23 @@
+// Synthetic BERT pretraining batches for the throughput benchmark (and its PyTorch peer, which
+// reads the same batches from a file written by --dump-batches).
+//   padded: one full-length sequence per row (every token real: the dense seq-512 case)
+//   packed: sequences with an MLPerf-like length distribution (mean ~254 tokens, see lengths()),
+//           packed first-fit-decreasing into rows of seq_len tokens, at most 3 per pack
+// Masked tokens per sequence as the MLPerf generator: min(76, max(1, round(0.15 * len))).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trainer/data/batch.h"
+
+namespace bert::bench {
+
+data::Batch make_padded_batch(int rows, int seq_len, int vocab, uint64_t seed);
+data::Batch make_packed_batch(int rows, int seq_len, int vocab, uint64_t seed);
+
+// Real tokens, and Σ len² over sequences (attention work), of a batch.
+int64_t real_tokens(const data::Batch& b);
+int64_t sum_len_squared(const data::Batch& b);
+
+}  // namespace bert::bench

@@ -1,0 +1,186 @@
+// trainer_throughput: steady-state training throughput of the CUDA BERT trainer on one GPU
+// (forward + backward + fused LAMB per step, bf16 compute), in sequences/s and model FLOP utilisation.
+//   trainer_throughput --mode padded|packed [--size large] [--rows N] [--steps 20] [--warmup 3]
+//   trainer_throughput --mode packed --dump-batches FILE   (the batches as JSON, for bench/peers/hf_bert.py)
+// Prints one JSON object. MFU = model FLOPs / step time / peak, model FLOPs counted as trainer.md §6.4
+// (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head).
+#include <cuda_runtime.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench/trainer_throughput/bench_batches.h"
+#include "trainer/cuda/check.h"
+#include "trainer/cuda/cuda_model.h"
+#include "trainer/cuda/lamb.h"
+#include "trainer/cuda/lamb_tensors.h"
+#include "trainer/model/config.h"
+#include "trainer/model/init.h"
+#include "trainer/model/params.h"
+
+namespace {
+
+using bert::data::Batch;
+
+double model_tflop_per_step(const bert::model::BertConfig& c, const Batch& b) {
+  const double H = c.hidden, I = c.intermediate, V = c.vocab_size;
+  const double tokens = static_cast<double>(bert::bench::real_tokens(b));
+  const double fwd = c.layers * (tokens * 2.0 * (4 * H * H + 2 * H * I) + 4.0 * H * static_cast<double>(bert::bench::sum_len_squared(b))) +
+                     b.num_masked() * (2 * H * H + 2 * H * V) + b.num_sequences * (2 * H * H + 4 * H);
+  return 3.0 * fwd / 1e12;
+}
+
+nlohmann::json batch_json(const Batch& b) {
+  return {{"rows", b.rows},
+          {"seq_len", b.seq_len},
+          {"input_ids", b.input_ids},
+          {"segment_ids", b.segment_ids},
+          {"position_ids", b.position_ids},
+          {"seq_first_token", b.seq_first_token},
+          {"seq_lengths", b.seq_lengths},
+          {"nsp_labels", b.nsp_labels},
+          {"mlm_token_index", b.mlm_token_index},
+          {"mlm_label_ids", b.mlm_label_ids}};
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"CUDA BERT training throughput (one GPU)"};
+  std::string mode = "packed", size = "large", dump;
+  int rows = 0, seq_len = 512, steps = 20, warmup = 3, nbatches = 4;
+  double peak = 989.4;
+  uint64_t seed = 1;
+  app.add_option("--mode", mode, "padded (full-length seq rows) or packed (MLPerf-like lengths)")
+      ->check(CLI::IsMember({"padded", "packed"}));
+  app.add_option("--size", size, "tiny | base | large")->check(CLI::IsMember({"tiny", "base", "large"}));
+  app.add_option("--rows", rows, "rows (packs) per step; default 48 packed / 56 padded (NVIDIA per-GPU batches)");
+  app.add_option("--seq-len", seq_len, "tokens per row")->check(CLI::Range(8, 512));
+  app.add_option("--steps", steps, "timed steps")->check(CLI::Range(1, 100000));
+  app.add_option("--warmup", warmup, "untimed steps first")->check(CLI::Range(0, 1000));
+  app.add_option("--batches", nbatches, "distinct batches rotated through")->check(CLI::Range(1, 64));
+  app.add_option("--peak-tflops", peak, "dense bf16 peak for MFU (H100/H200 SXM spec: 989.4)");
+  app.add_option("--seed", seed, "batch and weight seed");
+  app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit (no GPU needed)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (rows == 0) rows = mode == "packed" ? 48 : 56;
+  if (rows < 1) {
+    std::cerr << "trainer_throughput: --rows must be positive\n";
+    return 2;
+  }
+
+  auto cfg = bert::model::bert_config_for_size(size);
+  cfg.max_position = std::max(cfg.max_position, seq_len);
+  std::vector<Batch> batches;
+  for (int i = 0; i < nbatches; ++i)
+    batches.push_back(mode == "packed" ? bert::bench::make_packed_batch(rows, seq_len, cfg.vocab_size, seed + i)
+                                       : bert::bench::make_padded_batch(rows, seq_len, cfg.vocab_size, seed + i));
+  if (!dump.empty()) {
+    nlohmann::json j = {{"mode", mode}, {"size", size}, {"batches", nlohmann::json::array()}};
+    for (const auto& b : batches) j["batches"].push_back(batch_json(b));
+    std::ofstream f(dump);
+    f << j.dump();
+    if (!f) {
+      std::cerr << "trainer_throughput: cannot write " << dump << "\n";
+      return 2;
+    }
+    return 0;
+  }
+
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return 77;
+  }
+  cudaDeviceProp prop{};
+  BERT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+
+  const auto layout = bert::model::make_param_layout(cfg);
+  std::vector<float> params;
+  bert::model::init_params(layout, seed, params);
+  int max_seqs = 0, max_masked = 0;
+  for (const auto& b : batches) {
+    max_seqs = std::max(max_seqs, b.num_sequences);
+    max_masked = std::max(max_masked, b.num_masked());
+  }
+  bert::cuda::CudaModel model(layout, bert::cuda::CudaModelLimits{rows, seq_len, max_seqs, max_masked});
+  model.set_params(params);
+  bert::cuda::LambHyper h;
+  h.base_lr = 1e-4f;
+  h.total_steps = 1000000;
+  bert::cuda::FusedLamb lamb(bert::cuda::lamb_tensors(layout), h);
+  bert::cuda::DeviceBuffer<float> m(layout.total), v(layout.total);
+  BERT_CUDA_CHECK(cudaMemset(m.get(), 0, layout.total * sizeof(float)));
+  BERT_CUDA_CHECK(cudaMemset(v.get(), 0, layout.total * sizeof(float)));
+  cudaEvent_t e0, e1;
+  BERT_CUDA_CHECK(cudaEventCreate(&e0));
+  BERT_CUDA_CHECK(cudaEventCreate(&e1));
+
+  std::vector<double> ms;
+  double seqs = 0, tflop = 0, loss = 0;
+  for (int i = 0; i < warmup + steps; ++i) {
+    const Batch& b = batches[static_cast<size_t>(i) % batches.size()];
+    model.load_batch(b);  // host->device copy, outside the timed region
+    BERT_CUDA_CHECK(cudaEventRecord(e0, model.stream()));
+    model.zero_grads();
+    model.forward(bert::cuda::CudaDropout{true, seed, 0, static_cast<uint32_t>(i)});
+    model.backward(1.f);
+    lamb.step(model.params_f32(), model.grads_f32(), m.get(), v.get(), model.params_bf16(), model.stream());
+    BERT_CUDA_CHECK(cudaEventRecord(e1, model.stream()));
+    BERT_CUDA_CHECK(cudaEventSynchronize(e1));
+    float t = 0;
+    BERT_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    if (i >= warmup) {
+      ms.push_back(t);
+      seqs += b.num_sequences;
+      tflop += model_tflop_per_step(cfg, b);
+    }
+    if (i + 1 == warmup + steps) loss = model.stats().loss;
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  double total_ms = 0;
+  for (double t : ms) total_ms += t;
+  const double seq_per_step = seqs / steps, tflop_per_step = tflop / steps;
+  // Throughput from the median step time and the mean work per step.
+  const double seq_s = seq_per_step / (median / 1e3);
+  const double tflops = tflop_per_step / (median / 1e3);
+  int64_t tokens = 0;
+  for (const auto& b : batches) tokens += bert::bench::real_tokens(b);
+  const nlohmann::json out = {
+      {"bench", "trainer_throughput"}, {"implementation", "bert_cuda"},
+      {"device", prop.name},           {"model", size},
+      {"mode", mode},                  {"rows", rows},
+      {"seq_len", seq_len},            {"sequences_per_step", seq_per_step},
+      {"mean_real_tokens_per_sequence", static_cast<double>(tokens) / (seq_per_step * batches.size())},
+      {"steps", steps},                {"warmup", warmup},
+      {"step_ms_median", median},      {"step_ms_min", sorted.front()},
+      {"step_ms_mean", total_ms / steps},
+      {"seq_per_s", seq_s},            {"model_tflop_per_step", tflop_per_step},
+      {"model_tflops", tflops},        {"peak_tflops", peak},
+      {"mfu", tflops / peak},          {"last_loss", loss},
+      {"cuda_graphs", false}};
+  std::cout << out.dump() << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "trainer_throughput: " << e.what() << "\n";
+    return 1;
+  }
+}
