@@ -35,11 +35,29 @@ struct RunArgs {
   bool json = false;
   std::vector<std::string> sets;
   std::string resume;
+  std::string preflight = "warn";
 };
 
 int run_command(const RunArgs& a) {
   using namespace bert::harness;
   try {
+#ifdef BERT_HAVE_HARNESS_RUN
+    if (a.system.empty()) {  // --resume OUTDIR alone: the plan recorded there
+      if (a.dry_run || a.json || !a.sets.empty()) {
+        std::cerr << "harness: --resume without a system file takes no --dry-run, --json or --set\n";
+        return 2;
+      }
+      RunOptions ro;
+      ro.resume_dir = a.resume;
+      ro.progress_tty = isatty(STDOUT_FILENO) != 0;
+      ro.preflight = a.preflight == "fail" ? PreflightPolicy::Fail : a.preflight == "off" ? PreflightPolicy::Off : PreflightPolicy::Warn;
+      return run_experiments(load_plan_for_resume(a.resume), ro);
+    }
+#endif
+    if (a.system.empty()) {
+      std::cerr << "harness: run needs a system file (e.g. systems/local.yaml)\n";
+      return 2;
+    }
     Overrides ov{process_env(), a.sets};
     Config cfg = Config::load(a.system, ov);
     BuildOptions bo;
@@ -58,6 +76,7 @@ int run_command(const RunArgs& a) {
     RunOptions ro;
     ro.resume_dir = a.resume;
     ro.progress_tty = isatty(STDOUT_FILENO) != 0;
+    ro.preflight = a.preflight == "fail" ? PreflightPolicy::Fail : a.preflight == "off" ? PreflightPolicy::Off : PreflightPolicy::Warn;
     return run_experiments(plan, ro);
 #else
     std::cerr << "harness: the executor (harness/run, library bert_harness_run) is not built in this tree; "
@@ -80,11 +99,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   RunArgs ra;
   CLI::App* run = app.add_subcommand("run", "run a system's NEXP experiments (or --dry-run: print the plan)");
-  run->add_option("system", ra.system, "system YAML, e.g. systems/local.yaml")->required();
+  run->add_option("system", ra.system, "system YAML, e.g. systems/local.yaml (may be left out with --resume)");
   run->add_flag("--dry-run", ra.dry_run, "validate and print the plan; launch nothing");
   run->add_flag("--json", ra.json, "print the plan as JSON (with --dry-run: only the JSON)");
   run->add_option("--set", ra.sets, "override a key: --set key.path=value (repeatable)")->allow_extra_args(false);
   run->add_option("--resume", ra.resume, "continue the set in this output directory");
+  run->add_option("--preflight", ra.preflight, "node checks before the set (busy GPU, pinned CPUs): fail, warn or off")
+      ->check(CLI::IsMember({"fail", "warn", "off"}));
 #ifdef BERT_HAVE_RESULTS_CLI
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);

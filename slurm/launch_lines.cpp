@@ -63,6 +63,7 @@ std::vector<std::string> srun_per_node(const SrunOptions& o) {
 
 std::vector<std::string> mpirun_step(const MpirunOptions& o) {
   std::vector<std::string> a = mpirun_base(o, o.tasks_per_node);
+  if (o.tag_output) a.push_back("--tag-output");
   a.insert(a.end(), o.extra_flags.begin(), o.extra_flags.end());
   return a;
 }

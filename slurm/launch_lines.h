@@ -38,9 +38,10 @@ struct MpirunOptions {
   int tasks_per_node = 1;
   std::map<std::string, std::string> env;  // exported to every rank with -x NAME=VALUE
   std::vector<std::string> extra_flags;
+  bool tag_output = true;               // --tag-output: "[1,R]<stdout>:" prefixes (the executor finds rank 0's log)
 };
 
-// mpirun -np N*T --map-by ppr:T:node --bind-to none (--host h:T,... | --hostfile F) -x ... extra
+// mpirun -np N*T --map-by ppr:T:node --bind-to none (--host h:T,... | --hostfile F) -x ... --tag-output extra
 std::vector<std::string> mpirun_step(const MpirunOptions& o);
 
 // mpirun with one process per node (--map-by ppr:1:node).

@@ -52,6 +52,7 @@ std::vector<SchemaEntry> make_schema() {
       // launcher
       oneof("launcher.type", "local", {"local", "srun", "mpirun"}, "how ranks are started"),
       integer("launcher.master_port", "29500", 1, 65535, "MASTER_PORT for the rendezvous"),
+      str("launcher.master_addr", "", "MASTER_ADDR for the rendezvous (default: localhost, the first mpirun host, or $MLPERF_SLURM_FIRSTNODE)"),
       oneof("launcher.srun.mpi", "pmix", {"pmi2", "pmix", "none"}, "srun --mpi type (env SLURM_MPI_TYPE overrides)"),
       boolean("launcher.srun.gres_every_step", "false", "add --gres=gpu:<gpus_per_node> to every srun (Inventec)"),
       boolean("launcher.srun.label", "true", "srun -l (prefix lines with the task id)"),

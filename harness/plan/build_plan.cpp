@@ -186,6 +186,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   } else if (auto it = opts.env.find("MLPERF_SLURM_FIRSTNODE"); it != opts.env.end()) {
     master_addr = it->second;
   }
+  if (!cfg.str("launcher.master_addr").empty()) master_addr = cfg.str("launcher.master_addr");
   const std::string port = std::to_string(cfg.integer("launcher.master_port"));
 
   plan.nodes.resize(static_cast<size_t>(plan.num_nodes));

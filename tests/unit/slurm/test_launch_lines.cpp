@@ -62,7 +62,7 @@ TEST_CASE("mpirun with a host list, env forwarded with -x") {
   o.extra_flags = {"--mca", "btl", "self,tcp"};
   CHECK(joined(mpirun_step(o)) ==
         "mpirun -np 16 --map-by ppr:8:node --bind-to none --host n1:8,n2:8 -x MASTER_ADDR=n1 -x NCCL_IB_HCA=mlx5_1,mlx5_0 "
-        "--mca btl self,tcp");
+        "--tag-output --mca btl self,tcp");
   CHECK(joined(mpirun_per_node(o)).starts_with("mpirun -np 2 --map-by ppr:1:node --bind-to none --host n1:1,n2:1"));
 }
 
@@ -72,6 +72,8 @@ TEST_CASE("mpirun with a hostfile; host list errors") {
   o.hostfile = "/etc/hosts.mpi";
   o.nodes = 171;
   o.tasks_per_node = 8;
+  CHECK(joined(mpirun_step(o)) == "/usr/bin/mpirun -np 1368 --map-by ppr:8:node --bind-to none --hostfile /etc/hosts.mpi --tag-output");
+  o.tag_output = false;
   CHECK(joined(mpirun_step(o)) == "/usr/bin/mpirun -np 1368 --map-by ppr:8:node --bind-to none --hostfile /etc/hosts.mpi");
   o.hostfile.clear();
   o.hosts = {"a"};

@@ -1,0 +1,67 @@
+# Runs `harness run <SYSTEM> --dry-run [ARGS]` from the source dir with the override variables cleared,
+# then checks it. Modes:
+#   MODE=golden  exit 0 and stdout equal to GOLDEN after normalization (binary dir -> @BIN@, random seeds
+#                -> @SEEDS@). Regenerate the goldens with BERT_UPDATE_GOLDEN=1 in the environment:
+#                  BERT_UPDATE_GOLDEN=1 ctest --test-dir build -R harness_dryrun_
+#   MODE=error   exit 2, nothing on stdout, exactly one line on stderr matching EXPECT (a regex).
+#   MODE=ok      exit 0 and stdout matching EXPECT.
+#   MODE=json    exit 0 and stdout a JSON Plan whose world_size equals EXPECT.
+foreach(var NEXP DATADIR EVALDIR CHECKPOINTDIR CONT LOGDIR WALLTIME SLURM_MPI_TYPE SLURM_JOB_ID MLPERF_SLURM_FIRSTNODE)
+  set(ENV{${var}} "")
+endforeach()
+string(REPLACE "|" ";" extra "${ARGS}")
+execute_process(COMMAND ${HARNESS} run ${SYSTEM} --dry-run ${extra}
+                WORKING_DIRECTORY ${SRC} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+
+if(MODE STREQUAL "error")
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "expected exit 2, got ${rc}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  if(NOT out STREQUAL "")
+    message(FATAL_ERROR "a failed dry-run printed a result:\n${out}")
+  endif()
+  string(REGEX REPLACE "\n$" "" line "${err}")
+  if(line MATCHES "\n")
+    message(FATAL_ERROR "expected one line on stderr, got:\n${err}")
+  endif()
+  if(NOT line MATCHES "${EXPECT}")
+    message(FATAL_ERROR "stderr does not match '${EXPECT}':\n${err}")
+  endif()
+  return()
+endif()
+
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "expected exit 0, got ${rc}\nstderr: ${err}")
+endif()
+if(MODE STREQUAL "ok")
+  if(NOT out MATCHES "${EXPECT}")
+    message(FATAL_ERROR "stdout does not match '${EXPECT}':\n${out}")
+  endif()
+  return()
+endif()
+if(MODE STREQUAL "json")
+  string(JSON ws ERROR_VARIABLE jerr GET "${out}" world_size)
+  if(jerr OR NOT ws EQUAL "${EXPECT}")
+    message(FATAL_ERROR "not a plan with world_size ${EXPECT}: ${jerr}\n${out}")
+  endif()
+  return()
+endif()
+
+get_filename_component(bindir ${HARNESS} DIRECTORY)
+string(REPLACE "${bindir}" "@BIN@" out "${out}")
+string(REGEX REPLACE "(seeds +random: )[0-9,]+" "\\1@SEEDS@" out "${out}")
+if("$ENV{BERT_UPDATE_GOLDEN}" STREQUAL "1")
+  file(WRITE ${GOLDEN} "${out}")
+  message(STATUS "updated ${GOLDEN}")
+  return()
+endif()
+if(NOT EXISTS ${GOLDEN})
+  message(FATAL_ERROR "no golden file ${GOLDEN}; create it with BERT_UPDATE_GOLDEN=1")
+endif()
+file(READ ${GOLDEN} want)
+if(NOT out STREQUAL want)
+  file(WRITE ${GOLDEN}.actual "${out}")
+  execute_process(COMMAND diff -u ${GOLDEN} ${GOLDEN}.actual OUTPUT_VARIABLE d)
+  file(REMOVE ${GOLDEN}.actual)
+  message(FATAL_ERROR "dry-run output differs from ${GOLDEN}:\n${d}")
+endif()
