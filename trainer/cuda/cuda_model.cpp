@@ -350,7 +350,7 @@ void CudaModel::forward(const CudaDropout& d) {
   s.have_forward = true;
 }
 
-void CudaModel::backward(float grad_scale) {
+void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
   State& s = *st_;
   if (!s.have_forward) throw CudaError("CudaModel::backward without a forward of the loaded batch");
   const auto& c = s.c;
@@ -406,6 +406,10 @@ void CudaModel::backward(float grad_scale) {
     s.gemm.backward_weight(s.cls_in.get(), s.dpool_pre.get(), KIO, G + L.pool_w, nullptr, S, H, H, 1.f, st);
     scatter_add_rows(s.dcls.get(), s.first.get(), s.dH.get(), S, H, st);
   }
+  auto ready = [&](size_t begin, size_t end) {
+    if (on_ready && end > begin) on_ready(begin, end - begin);
+  };
+  ready(L.pool_w, L.total);  // pooler and heads (the tied decoder's gradient lands in word_emb, later)
 
   for (int l = c.layers - 1; l >= 0; --l) {
     const auto& o = L.layer[static_cast<size_t>(l)];
@@ -464,6 +468,7 @@ void CudaModel::backward(float grad_scale) {
     s.gemm.backward_weight(x, s.dqkv.get(), KIO, G + o.q_w, bsc, T, H, H, 1.f, st, 3 * H, GemmBatch{3, qs, H, H});
     for (int p = 0; p < 3; ++p) accumulate_f32(bsc + p * H, G + o.q_b + p * qs, static_cast<size_t>(H), st);
     std::swap(s.dH, s.dX);
+    ready(o.q_w, static_cast<size_t>(l) + 1 < L.layer.size() ? L.layer[static_cast<size_t>(l) + 1].q_w : L.pool_w);
   }
 
   // embeddings: dropout, LayerNorm, table scatter-add (dfo/dao serve as scratch)
@@ -482,6 +487,7 @@ void CudaModel::backward(float grad_scale) {
   le.hidden = H;
   layernorm_backward(le, st);
   embeddings_backward(s.emb_inputs(), s.dao.get(), {G + L.word_emb, G + L.pos_emb, G + L.type_emb}, H, st);
+  ready(0, L.layer.empty() ? L.pool_w : L.layer.front().q_w);
 }
 
 CudaStepStats CudaModel::stats() {

@@ -11,7 +11,9 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -66,8 +68,12 @@ class CudaModel {
   void load_batch(const data::Batch& b);
   // Forward of the loaded batch; keeps what backward needs.
   void forward(const CudaDropout& dropout);
+  // Called during backward() each time a range [offset, offset+count) of the flat gradient buffer
+  // has all its producing kernels queued (heads, then each layer top-down, then embeddings and the
+  // tied word embeddings): the hook for bucketed, overlapped gradient allreduce.
+  using GradsReady = std::function<void(size_t offset, size_t count)>;
   // Adds grad_scale * d(loss)/d(params) of the last forward into the fp32 gradients.
-  void backward(float grad_scale);
+  void backward(float grad_scale, const GradsReady& on_ready = {});
   // Losses and accuracy counts of the last forward (synchronises the stream).
   CudaStepStats stats();
 
