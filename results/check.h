@@ -67,7 +67,7 @@ struct PackageOptions {
   bool rcp_bypass = false;
   bool seed_checker_bypass = false;
   bool rcp_bert_train_samples = false;
-  bool werror = true;  // the package checker runs the log checker with --werror --quiet
+  bool werror = false;  // passed to the log checker, as the package checker passes its --werror
 };
 struct PackageVerdict {
   std::string org_dir;

@@ -23,6 +23,7 @@ int run_check(const CheckArgs& a) {
     po.rcp_bypass = a.rcp_bypass;
     po.seed_checker_bypass = a.seed_bypass;
     po.rcp_bert_train_samples = a.bert_train_samples;
+    po.werror = a.werror;
     PackageVerdict v = check_package(a.path, po);
     std::cout << (a.json_out ? to_json(v).dump(2) + "\n" : format_report(v));
     return v.passed ? 0 : 1;
