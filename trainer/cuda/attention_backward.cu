@@ -45,6 +45,7 @@ __global__ void __launch_bounds__(kWarps * 32) attention_backward_kernel(Attenti
                                                                          float* dq_acc) {
   extern __shared__ __align__(128) unsigned char smem[];
   BackwardShared& sh = *reinterpret_cast<BackwardShared*>(smem);
+  a.dropout = a.dropout.resolved();
   const int seq = blockIdx.z, head = blockIdx.y, k0 = blockIdx.x * kTile;
   const int s0 = a.seq_first_token[seq], len = a.seq_lengths[seq];
   if (k0 >= len) return;

@@ -24,6 +24,7 @@ struct ForwardShared {
 
 __global__ void __launch_bounds__(kWarps * 32) attention_forward_kernel(AttentionForwardArgs a) {
   __shared__ __align__(128) ForwardShared sh;
+  a.dropout = a.dropout.resolved();
   const int seq = blockIdx.z, head = blockIdx.y, q0 = blockIdx.x * kTile;
   const int s0 = a.seq_first_token[seq], len = a.seq_lengths[seq];
   if (q0 >= len) return;

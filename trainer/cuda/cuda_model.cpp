@@ -53,9 +53,11 @@ struct CudaModel::State {
   Buf<float> w, g;
   Buf<bf16> w16;
 
-  // the loaded batch
-  int T = 0, S = 0, M = 0, seq_len = 0, max_len = 0;
-  std::vector<int32_t> h_nsp;  // staging (int8 -> int32)
+  // the loaded batch (S, M: padded counts with static shapes; S_real, M_real: the batch's own)
+  int T = 0, S = 0, M = 0, seq_len = 0, max_len = 0, S_real = 0, M_real = 0;
+  std::vector<int32_t> h_nsp, h_first, h_lens, h_mlm_idx, h_mlm_label;  // staging
+  Buf<uint32_t> micro_step_dev;
+  Buf<float> mlm_scale, nsp_scale;  // 1 / valid rows (static shapes)
   Buf<int32_t> ids, pos, first, lens, mlm_idx, mlm_label, nsp_label;
   Buf<int8_t> seg, mask;
 
@@ -82,7 +84,8 @@ struct CudaModel::State {
 
   DropoutSpec spec(int layer, int site, float p) const {
     if (!drop.enabled) return DropoutSpec{};
-    return DropoutSpec{p, drop.seed, drop.rank, drop.micro_step, model::dropout_stream_id(layer, site)};
+    return DropoutSpec{p, drop.seed, drop.rank, drop.micro_step, model::dropout_stream_id(layer, site),
+                       lim.static_shapes ? micro_step_dev.get() : nullptr};
   }
   AttentionShape attn_shape() const { return AttentionShape{T, seq_len, c.heads, S, max_len}; }
   EmbeddingInputs emb_inputs() const { return EmbeddingInputs{ids.get(), pos.get(), seg.get(), mask.get(), T}; }
@@ -126,6 +129,9 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
   s.nsp_label = Buf<int32_t>(Sx);
   s.mlm_idx = Buf<int32_t>(Mx);
   s.mlm_label = Buf<int32_t>(Mx);
+  s.micro_step_dev = Buf<uint32_t>::from({0u});
+  s.mlm_scale = Buf<float>(1);
+  s.nsp_scale = Buf<float>(1);
 
   s.emb_sum = Buf<bf16>(sz(T, H));
   s.emb_ln = Buf<bf16>(sz(T, H));
@@ -231,23 +237,42 @@ void CudaModel::load_batch(const data::Batch& b) {
     if (b.mlm_label_ids[m] < 0 || b.mlm_label_ids[m] >= c.vocab_size) bad("masked label outside the vocabulary");
   }
   s.T = n;
-  s.S = b.num_sequences;
-  s.M = b.num_masked();
+  s.S_real = s.S = b.num_sequences;
+  s.M_real = s.M = b.num_masked();
   s.seq_len = b.seq_len;
   s.max_len = max_len;
+  s.h_first.assign(b.seq_first_token.begin(), b.seq_first_token.end());
+  s.h_lens.assign(b.seq_lengths.begin(), b.seq_lengths.end());
   s.h_nsp.assign(b.nsp_labels.begin(), b.nsp_labels.end());
+  s.h_mlm_idx.assign(b.mlm_token_index.begin(), b.mlm_token_index.end());
+  s.h_mlm_label.assign(b.mlm_label_ids.begin(), b.mlm_label_ids.end());
+  if (s.lim.static_shapes) {  // pad to the captured shapes: ignored rows
+    s.S = s.lim.max_sequences;
+    s.M = s.lim.max_masked;
+    s.max_len = s.lim.seq_len;
+    s.h_first.resize(static_cast<size_t>(s.S), -1);
+    s.h_lens.resize(static_cast<size_t>(s.S), 0);
+    s.h_nsp.resize(static_cast<size_t>(s.S), -1);
+    s.h_mlm_idx.resize(static_cast<size_t>(s.M), -1);
+    s.h_mlm_label.resize(static_cast<size_t>(s.M), -1);
+  }
   copy_to(s.ids, b.input_ids, s.stream);
   copy_to(s.pos, b.position_ids, s.stream);
   copy_to(s.seg, b.segment_ids, s.stream);
   copy_to(s.mask, b.input_mask, s.stream);
-  copy_to(s.first, b.seq_first_token, s.stream);
-  copy_to(s.lens, b.seq_lengths, s.stream);
+  copy_to(s.first, s.h_first, s.stream);
+  copy_to(s.lens, s.h_lens, s.stream);
   copy_to(s.nsp_label, s.h_nsp, s.stream);
-  copy_to(s.mlm_idx, b.mlm_token_index, s.stream);
-  copy_to(s.mlm_label, b.mlm_label_ids, s.stream);
+  copy_to(s.mlm_idx, s.h_mlm_idx, s.stream);
+  copy_to(s.mlm_label, s.h_mlm_label, s.stream);
   // the host vectors must outlive the asynchronous copies
   BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
   s.have_forward = false;
+}
+
+void CudaModel::set_micro_step(uint32_t micro_step) {
+  BERT_CUDA_CHECK(cudaStreamSynchronize(st_->stream));
+  BERT_CUDA_CHECK(cudaMemcpy(st_->micro_step_dev.get(), &micro_step, sizeof(micro_step), cudaMemcpyHostToDevice));
 }
 
 void CudaModel::forward(const CudaDropout& d) {
@@ -366,9 +391,15 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
   constexpr auto OI = WeightLayout::OutIn;
 
   BERT_CUDA_CHECK(cudaMemsetAsync(s.dH.get(), 0, sz(T, H) * sizeof(bf16), st));
+  const bool stat = s.lim.static_shapes;
+  if (stat) {
+    inverse_valid_count(s.mlm_label.get(), M, s.mlm_scale.get(), st);
+    inverse_valid_count(s.nsp_label.get(), S, s.nsp_scale.get(), st);
+  }
   if (M > 0) {  // MLM head; dlogits overwrite the logits
-    softmax_xent(SoftmaxXentArgs{s.logits.get(), s.mlm_label.get(), M, V, s.vpad, grad_scale / static_cast<float>(M),
-                                 s.logits.get(), s.mlm_loss.get(), s.mlm_correct.get()},
+    softmax_xent(SoftmaxXentArgs{s.logits.get(), s.mlm_label.get(), M, V, s.vpad,
+                                 stat ? grad_scale : grad_scale / static_cast<float>(M), s.logits.get(),
+                                 s.mlm_loss.get(), s.mlm_correct.get(), stat ? s.mlm_scale.get() : nullptr},
                  st);
     s.gemm.backward_data(s.logits.get(), P16 + L.word_emb, OI, s.dm_t.get(), M, H, V, nullptr, 0.f, st, s.vpad);
     s.gemm.backward_weight(s.mlm_t.get(), s.logits.get(), OI, G + L.word_emb, bsc, M, H, V, 1.f, st, s.vpad);
@@ -394,8 +425,8 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
   }
   if (S > 0) {  // NSP head + pooler
     softmax_xent(SoftmaxXentArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd,
-                                 grad_scale / static_cast<float>(S), s.nsp_logits.get(), s.nsp_loss.get(),
-                                 s.nsp_correct.get()},
+                                 stat ? grad_scale : grad_scale / static_cast<float>(S), s.nsp_logits.get(),
+                                 s.nsp_loss.get(), s.nsp_correct.get(), stat ? s.nsp_scale.get() : nullptr},
                  st);
     s.gemm.backward_data(s.nsp_logits.get(), P16 + L.nsp_w, OI, s.dpooled.get(), S, H, 2, nullptr, 0.f, st, kNspLd);
     s.gemm.backward_weight(s.pooled.get(), s.nsp_logits.get(), OI, G + L.nsp_w, bsc, S, H, 2, 1.f, st, kNspLd);
@@ -494,8 +525,8 @@ CudaStepStats CudaModel::stats() {
   State& s = *st_;
   BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
   CudaStepStats r;
-  r.masked = s.M;
-  r.sequences = s.S;
+  r.masked = s.M_real;
+  r.sequences = s.S_real;
   if (s.M > 0) {
     std::vector<float> loss(static_cast<size_t>(s.M));
     std::vector<int32_t> ok(static_cast<size_t>(s.M));
@@ -506,7 +537,7 @@ CudaStepStats CudaModel::stats() {
       sum += loss[static_cast<size_t>(i)];
       r.mlm_correct += ok[static_cast<size_t>(i)];
     }
-    r.mlm_loss = sum / s.M;
+    r.mlm_loss = s.M_real > 0 ? sum / s.M_real : 0.0;
   }
   if (s.S > 0) {
     std::vector<float> loss(static_cast<size_t>(s.S));
@@ -518,7 +549,7 @@ CudaStepStats CudaModel::stats() {
       sum += loss[static_cast<size_t>(i)];
       r.nsp_correct += ok[static_cast<size_t>(i)];
     }
-    r.nsp_loss = sum / s.S;
+    r.nsp_loss = s.S_real > 0 ? sum / s.S_real : 0.0;
   }
   r.loss = r.mlm_loss + r.nsp_loss;
   return r;

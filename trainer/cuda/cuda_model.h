@@ -45,6 +45,10 @@ struct CudaModelLimits {
   int seq_len = 0;
   int max_sequences = 0;  // rows, or 3*rows for packs
   int max_masked = 0;     // rows * max_predictions_per_seq
+  // Static shapes (for CUDA graphs): every batch is padded to max_sequences / max_masked (index -1,
+  // label -1: ignored), attention is sized for seq_len, the dropout micro-step and the loss
+  // normalisers are read from device memory. Same results as dynamic shapes.
+  bool static_shapes = false;
 };
 
 class CudaModel {
@@ -66,6 +70,9 @@ class CudaModel {
 
   // Validates (CudaBatchError naming the field) and copies the batch to the device.
   void load_batch(const data::Batch& b);
+  // Static shapes: the micro-step the next forward/backward draws dropout masks for (dropout.micro_step
+  // is ignored then, so a captured graph needs no change). Synchronous, tiny.
+  void set_micro_step(uint32_t micro_step);
   // Forward of the loaded batch; keeps what backward needs.
   void forward(const CudaDropout& dropout);
   // Called during backward() each time a range [offset, offset+count) of the flat gradient buffer

@@ -10,6 +10,7 @@ namespace {
 using dev::bf16;
 
 __global__ void dropout_kernel(const bf16* in, bf16* out, size_t n4, DropoutSpec d) {
+  d = d.resolved();
   const float scale = d.scale();
   for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n4;
        q += static_cast<size_t>(gridDim.x) * blockDim.x) {

@@ -13,7 +13,9 @@ template <bool kScatterAdd>
 __global__ void rows_kernel(const bf16* src, const int32_t* idx, bf16* dst, int m, int cols) {
   const int i = blockIdx.x;
   if (i >= m) return;
-  const size_t r = static_cast<size_t>(idx[i]);
+  const int32_t src_row = idx[i];
+  if (kScatterAdd && src_row < 0) return;
+  const size_t r = static_cast<size_t>(src_row < 0 ? 0 : src_row);
   for (int c = threadIdx.x * 8; c < cols; c += blockDim.x * 8) {
     float v[8];
     if constexpr (kScatterAdd) {
@@ -24,7 +26,12 @@ __global__ void rows_kernel(const bf16* src, const int32_t* idx, bf16* dst, int 
       for (int j = 0; j < 8; ++j) v[j] += d[j];
       dev::store8(dst + r * cols + c, v);
     } else {
-      dev::load8(src + r * cols + c, v);
+      if (src_row < 0) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) v[j] = 0.f;
+      } else {
+        dev::load8(src + r * cols + c, v);
+      }
       dev::store8(dst + static_cast<size_t>(i) * cols + c, v);
     }
   }

@@ -40,6 +40,7 @@ __device__ __forceinline__ void load_z(const bf16* x, const bf16* res, const Dro
 }
 
 __global__ void __launch_bounds__(kWarps * 32) layernorm_forward_kernel(LayerNormForwardArgs a) {
+  a.dropout = a.dropout.resolved();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const float scale = a.dropout.scale();
   for (int row = blockIdx.x * kWarps + warp; row < a.rows; row += gridDim.x * kWarps) {
@@ -80,6 +81,7 @@ __global__ void __launch_bounds__(kWarps * 32) layernorm_forward_kernel(LayerNor
 // Per block: dz/dx rows, and this block's partial sums of dgamma/dbeta written to scratch.
 __global__ void __launch_bounds__(kWarps * 32) layernorm_backward_kernel(LayerNormBackwardArgs a) {
   __shared__ float sg[1024], sb[1024];
+  a.dropout = a.dropout.resolved();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const float scale = a.dropout.scale();
   float accg[kChunks][8] = {}, accb[kChunks][8] = {};

@@ -41,7 +41,17 @@ struct DropoutSpec {
   uint32_t rank = 0;
   uint32_t micro_step = 0;
   uint32_t stream = 0;
+  // When set (device memory), kernels read the micro-step from here instead of `micro_step`: a
+  // CUDA graph captured once then draws new masks every step.
+  const uint32_t* micro_step_dev = nullptr;
 
+#if defined(__CUDACC__)
+  __device__ __forceinline__ DropoutSpec resolved() const {
+    DropoutSpec d = *this;
+    if (micro_step_dev) d.micro_step = *micro_step_dev;
+    return d;
+  }
+#endif
   BERT_HD float scale() const { return p > 0.f ? 1.f / (1.f - p) : 1.f; }
   BERT_HD Philox4 block(uint64_t q) const {
     return philox4x32_10(static_cast<uint32_t>(q), static_cast<uint32_t>(q >> 32) | (rank << 16), micro_step, stream,

@@ -72,15 +72,36 @@ __global__ void softmax_xent_kernel(SoftmaxXentArgs a) {
   if (!a.dlogits) return;
   const bool valid = label >= 0 && label < a.vocab;
   const float m = total.m, inv = 1.f / total.s;
+  const float scale = a.grad_scale * (a.grad_scale_dev ? *a.grad_scale_dev : 1.f);
   bf16* d = a.dlogits + static_cast<size_t>(row) * a.ld;
   for (int c = threadIdx.x; c < a.ld; c += blockDim.x) {
     float g = 0.f;
-    if (valid && c < a.vocab) g = a.grad_scale * (__expf(__bfloat162float(x[c]) - m) * inv - (c == label ? 1.f : 0.f));
+    if (valid && c < a.vocab) g = scale * (__expf(__bfloat162float(x[c]) - m) * inv - (c == label ? 1.f : 0.f));
     d[c] = __float2bfloat16(g);
   }
 }
 
+__global__ void inverse_valid_count_kernel(const int32_t* labels, int n, float* out) {
+  __shared__ int warp_counts[32];
+  int c = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) c += labels[i] >= 0 ? 1 : 0;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);
+  if ((threadIdx.x & 31) == 0) warp_counts[threadIdx.x >> 5] = c;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int t = 0;
+    for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) t += warp_counts[w];
+    *out = 1.f / static_cast<float>(t > 0 ? t : 1);
+  }
+}
+
 }  // namespace
+
+void inverse_valid_count(const int32_t* labels, int n, float* out, cudaStream_t stream) {
+  inverse_valid_count_kernel<<<1, 256, 0, stream>>>(labels, n, out);
+  BERT_CUDA_CHECK_LAUNCH();
+}
 
 void softmax_xent(const SoftmaxXentArgs& a, cudaStream_t stream) {
   if (a.vocab <= 0 || a.ld < a.vocab) throw CudaError("softmax_xent: need 0 < vocab <= ld");

@@ -20,8 +20,13 @@ struct SoftmaxXentArgs {
   __nv_bfloat16* dlogits = nullptr;  // nullable (eval)
   float* loss = nullptr;             // [rows]
   int32_t* correct = nullptr;        // nullable, [rows]
+  const float* grad_scale_dev = nullptr;  // nullable: dlogits are further multiplied by *grad_scale_dev
 };
 
 void softmax_xent(const SoftmaxXentArgs& a, cudaStream_t stream);
+
+// *out = 1 / max(1, number of labels >= 0): the mean-loss gradient factor of a padded (static-shape)
+// label array, computed on the device so a captured CUDA graph serves every batch.
+void inverse_valid_count(const int32_t* labels, int n, float* out, cudaStream_t stream);
 
 }  // namespace bert::cuda
