@@ -6,11 +6,8 @@
 set -uo pipefail
 case_name=$1
 smoke=$2
-repo=$(cd "$(dirname "$0")/../../.." && pwd)
-if ! "$repo/slurm/local-cluster" status >/dev/null 2>&1; then
-  echo "SKIPPED: the local Slurm cluster is not up (slurm/local-cluster up needs root)"
-  exit 77
-fi
+# shellcheck source=tests/integration/slurm/require-cluster.sh
+source "$(dirname "$0")/require-cluster.sh"
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 

@@ -12,5 +12,9 @@ done < <(find "$repo/slurm" "$repo/container" "$repo/scripts" "$repo/.ci" "$repo
               -type f ! -name '*.txt' ! -name '*.cpp' ! -name '*.h' ! -name '*.py' -print0 2>/dev/null)
 ((${#scripts[@]} > 0)) || { echo "FAIL: found no scripts under $repo"; exit 1; }
 printf 'checking %s\n' "${scripts[@]#"$repo"/}"
-shellcheck -x "${scripts[@]}" || { echo "FAIL: shellcheck found problems"; exit 1; }
+cd "$repo" || exit 1  # `source=` paths in the scripts are relative to the repository root
+if ! shellcheck -x "${scripts[@]}"; then
+  echo "FAIL: shellcheck found problems"
+  exit 1
+fi
 echo "PASS: ${#scripts[@]} scripts shellcheck-clean"
