@@ -2,10 +2,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "harness/config/config.h"
+#include "harness/config/schema.h"
 #include "harness/plan/build_plan.h"
 #include "harness/plan/print_plan.h"
 #ifdef BERT_HAVE_HARNESS_RUN
@@ -92,6 +95,33 @@ int run_command(const RunArgs& a) {
   }
 }
 
+void print_schema() {
+  using namespace bert::harness;
+  std::cout << "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
+  for (const SchemaEntry& e : schema()) {
+    std::string allowed;
+    if (e.type == ValueType::Int || e.type == ValueType::Float || e.type == ValueType::IntOrAuto) {
+      auto num = [](double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", v);
+        return std::string(b);
+      };
+      if (std::isfinite(e.min)) allowed += (e.min_open ? "> " : ">= ") + num(e.min);
+      if (std::isfinite(e.max)) allowed += (allowed.empty() ? "" : ", ") + std::string(e.max_open ? "< " : "<= ") + num(e.max);
+    }
+    std::string type = type_name(e);
+    if (e.type == ValueType::Enum) {
+      allowed = type.substr(7);  // after "one of "
+      type = "choice";
+    }
+    std::cout << "| `" << e.path << "` | " << type << " | " << (e.def.empty() ? "" : "`" + e.def + "`") << " | " << allowed
+              << " | " << e.doc << " |\n";
+  }
+  std::cout << "\nEnvironment overrides:";
+  for (const auto& [var, key] : env_override_keys()) std::cout << " " << var << "=" << key;
+  std::cout << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,6 +136,7 @@ int main(int argc, char** argv) {
   run->add_option("--resume", ra.resume, "continue the set in this output directory");
   run->add_option("--preflight", ra.preflight, "node checks before the set (busy GPU, pinned CPUs): fail, warn or off")
       ->check(CLI::IsMember({"fail", "warn", "off"}));
+  CLI::App* schema_cmd = app.add_subcommand("schema", "print every system-YAML key (type, default, allowed values, meaning)");
 #ifdef BERT_HAVE_RESULTS_CLI
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);
@@ -119,5 +150,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (run->parsed()) return run_command(ra);
+  if (schema_cmd->parsed()) {
+    print_schema();
+    return 0;
+  }
   return 0;
 }

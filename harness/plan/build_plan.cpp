@@ -131,7 +131,12 @@ std::string absolute(const std::string& p) { return p.empty() ? p : fs::absolute
 std::string executable_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : exe.parent_path().string();
+  if (ec) return ".";
+  fs::path dir = exe.parent_path();
+  // A build tree whose harness landed in build/bin/ (see harness/CMakeLists.txt) keeps the tools in build/.
+  if (!fs::exists(dir / "trainer", ec) && dir.filename() == "bin" && fs::exists(dir.parent_path() / "trainer", ec))
+    return dir.parent_path().string();
+  return dir.string();
 }
 
 Plan build_plan(const Config& cfg, const BuildOptions& opts) {

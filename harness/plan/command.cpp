@@ -28,7 +28,10 @@ std::string shell_quote(const std::string& s) {
 std::string Command::shell() const {
   std::string out;
   for (const auto& [k, v] : env) out += k + "=" + shell_quote(v) + " ";
-  for (size_t i = 0; i < argv.size(); ++i) out += (i ? " " : "") + shell_quote(argv[i]);
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (i) out += ' ';
+    out += shell_quote(argv[i]);
+  }
   return out;
 }
 

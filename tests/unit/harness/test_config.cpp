@@ -5,22 +5,10 @@
 #include "harness/config/config.h"
 #include "harness/config/did_you_mean.h"
 #include "harness/config/schema.h"
-#include "temp_files.h"
+#include "test_helpers.h"
 
 using namespace bert::harness;
 
-namespace {
-// The message of the ConfigError `f` throws ("" when it does not throw).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
 
 TEST_CASE("defaults come from the schema when a key is absent") {
   Config c = Config::from_text("nodes:\n  count: 2\n", "x.yaml");

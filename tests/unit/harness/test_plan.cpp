@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "harness/plan/build_plan.h"
+#include "test_helpers.h"
 
 using namespace bert::harness;
 
@@ -19,15 +20,6 @@ Plan plan_of(const std::string& yaml, std::vector<std::string> sets = {}, BuildO
   return build_plan(Config::from_text(yaml, "p.yaml", ov), o);
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Two 2-socket nodes, 4 GPUs (2 per socket), mpirun over hosts a and b.
 const char* kTwoNodes = R"(

@@ -1,8 +1,21 @@
-// A temp directory with small files, removed at scope exit.
+// Test helpers: a temp directory with small files (removed at scope exit), and the message of a ConfigError.
 #pragma once
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "harness/config/error.h"
+
+// The message of the ConfigError `f` throws ("" when it does not throw).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const bert::harness::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 struct TempDir {
   std::filesystem::path dir;
