@@ -8,6 +8,7 @@
 #include "binding/binding_json.h"
 #include "container/pyxis.h"
 #include "harness/config/naming.h"
+#include "slurm/hostlist.h"
 #include "slurm/launch_lines.h"
 
 namespace bert::harness {
@@ -175,7 +176,8 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   plan.world_size = plan.num_nodes * rpn;
 
   // Launcher specifics: host names and the rendezvous address.
-  std::vector<std::string> hosts = cfg.strings("launcher.mpirun.hosts");
+  std::vector<std::string> hosts;
+  if (plan.launcher == "mpirun") hosts = cfg.strings("launcher.mpirun.hosts");
   std::string master_addr;
   if (plan.launcher == "local") {
     if (plan.num_nodes != 1) fail_at(cfg, "nodes.count", "the local launcher runs on one node, not " + std::to_string(plan.num_nodes));
@@ -188,9 +190,18 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
                     ") or launcher.mpirun.hostfile; got " + std::to_string(hosts.size()) + " host(s)");
       master_addr = hosts.front();
     }
-  } else if (auto it = opts.env.find("MLPERF_SLURM_FIRSTNODE"); it != opts.env.end()) {
-    master_addr = it->second;
+  } else if (auto it = opts.env.find("SLURM_JOB_NODELIST"); it != opts.env.end() && !it->second.empty()) {
+    // Inside an allocation: the real node names; rank 0 runs on the first (run.sub's MLPERF_SLURM_FIRSTNODE).
+    auto alloc = slurm::expand_hostlist(it->second);
+    if (!alloc) fail_at(cfg, "nodes.count", "cannot read SLURM_JOB_NODELIST='" + it->second + "'");
+    if (static_cast<int>(alloc->size()) < plan.num_nodes)
+      fail_at(cfg, "nodes.count", std::to_string(plan.num_nodes) + " nodes but the Slurm allocation has " +
+                                      std::to_string(alloc->size()) + " (" + it->second + ")");
+    hosts.assign(alloc->begin(), alloc->begin() + plan.num_nodes);
+    master_addr = hosts.front();
   }
+  if (auto it = opts.env.find("MLPERF_SLURM_FIRSTNODE"); plan.launcher == "srun" && it != opts.env.end() && !it->second.empty())
+    master_addr = it->second;
   if (!cfg.str("launcher.master_addr").empty()) master_addr = cfg.str("launcher.master_addr");
   const std::string port = std::to_string(cfg.integer("launcher.master_port"));
 

@@ -6,7 +6,8 @@
 #   MODE=error   exit 2, nothing on stdout, exactly one line on stderr matching EXPECT (a regex).
 #   MODE=ok      exit 0 and stdout matching EXPECT.
 #   MODE=json    exit 0 and stdout a JSON Plan whose world_size equals EXPECT.
-foreach(var NEXP DATADIR EVALDIR CHECKPOINTDIR CONT LOGDIR WALLTIME SLURM_MPI_TYPE SLURM_JOB_ID MLPERF_SLURM_FIRSTNODE)
+foreach(var NEXP DATADIR EVALDIR CHECKPOINTDIR CONT LOGDIR WALLTIME SLURM_MPI_TYPE SLURM_JOB_ID SLURM_JOB_NODELIST
+            MLPERF_SLURM_FIRSTNODE)
   set(ENV{${var}} "")
 endforeach()
 string(REPLACE "|" ";" extra "${ARGS}")

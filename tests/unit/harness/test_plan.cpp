@@ -122,6 +122,18 @@ TEST_CASE("srun: the container name carries the job id inside an allocation") {
   CHECK(p.nodes[0].ranks[0].env.at("MASTER_ADDR") == "gpu01");
 }
 
+TEST_CASE("srun inside an allocation: real node names from SLURM_JOB_NODELIST, rank 0's node is MASTER_ADDR") {
+  BuildOptions o = fixed_options();
+  o.env = {{"SLURM_JOB_NODELIST", "gpu[07-09]"}};
+  Plan p = plan_of(kTwoNodes, {"launcher.type=srun"}, o);
+  CHECK(p.nodes[0].hostname == "gpu07");
+  CHECK(p.nodes[1].hostname == "gpu08");
+  CHECK(p.nodes[1].ranks[0].env.at("MASTER_ADDR") == "gpu07");
+  o.env = {{"SLURM_JOB_NODELIST", "gpu07"}};
+  CHECK(error_of([&] { plan_of(kTwoNodes, {"launcher.type=srun"}, o); }) ==
+        "p.yaml:2:16: nodes.count: 2 nodes but the Slurm allocation has 1 (gpu07)");
+}
+
 TEST_CASE("local launcher: bare bind + trainer, rank env, rendezvous dir, synthetic data setup") {
   Plan p = plan_of(R"(
 topology: {synthetic: "pack:2 numa:1 core:2 pu:1"}
