@@ -87,8 +87,15 @@ __global__ void __launch_bounds__(kWarps * 32) attention_forward_kernel(Attentio
       if (a.dropout.p > 0.f) {
         const uint64_t qtok = static_cast<uint64_t>(s0 + q0 + warp * 16 + r);
         const uint64_t e = (qtok * a.shape.heads + head) * a.shape.seq_len + k0 + c;
-        p0 = a.dropout.keep(e) ? p0 * dscale : 0.f;
-        p1 = a.dropout.keep(e + 1) ? p1 * dscale : 0.f;
+        bool k2[2];
+        if ((e & 1) == 0) {
+          a.dropout.keep2(e, k2);  // c is even: one Philox call for the lane's two keys
+        } else {
+          k2[0] = a.dropout.keep(e);
+          k2[1] = a.dropout.keep(e + 1);
+        }
+        p0 = k2[0] ? p0 * dscale : 0.f;
+        p1 = k2[1] ? p1 * dscale : 0.f;
       }
       sh.p[warp][r][c] = __float2bfloat16(p0);
       sh.p[warp][r][c + 1] = __float2bfloat16(p1);

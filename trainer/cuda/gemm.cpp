@@ -130,7 +130,16 @@ void Gemm::forward(const __nv_bfloat16* x, const __nv_bfloat16* w, WeightLayout 
   } else if (bias) {
     c.epilogue = CUBLASLT_EPILOGUE_BIAS;
   }
-  run(c, stream);
+  if (run(c, stream, c.batch > 1)) return;
+  // No batched algorithm with this epilogue: one call per batch entry.
+  for (int i = 0; i < batch.count; ++i) {
+    Call one = c;
+    one.batch = 1;
+    one.a = w + i * batch.stride_w;
+    one.d = y + i * batch.stride_y;
+    one.bias = bias ? bias + i * batch.stride_bias : nullptr;
+    run(one, stream);
+  }
 }
 
 void Gemm::backward_data(const __nv_bfloat16* dy, const __nv_bfloat16* w, WeightLayout layout, __nv_bfloat16* dx,

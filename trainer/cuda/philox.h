@@ -63,6 +63,16 @@ struct DropoutSpec {
   BERT_HD bool keep(uint64_t element) const {
     return p <= 0.f || word_keeps(block(element >> 2).w[element & 3]);
   }
+  // Keep flags of elements e and e+1 (e even, so both come from one Philox call).
+  BERT_HD void keep2(uint64_t e, bool k[2]) const {
+    if (p <= 0.f) {
+      k[0] = k[1] = true;
+      return;
+    }
+    const Philox4 r = block(e >> 2);
+    k[0] = word_keeps(r.w[e & 3]);
+    k[1] = word_keeps(r.w[(e & 3) + 1]);
+  }
   // Keep flags of elements i0..i0+3 (i0 % 4 == 0): one Philox call for four elements.
   BERT_HD void keep4(uint64_t i0, bool k[4]) const {
     if (p <= 0.f) {

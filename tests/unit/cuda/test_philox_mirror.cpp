@@ -55,3 +55,13 @@ TEST_CASE("p = 0 keeps everything without drawing") {
   CHECK(d.keep(12345));
   CHECK(d.scale() == 1.f);
 }
+
+TEST_CASE("keep2 (one Philox call for an even element and its neighbour) == keep") {
+  DropoutSpec d{0.1f, 99, 1, 2, 3};
+  for (uint64_t e = 0; e < 4000; e += 2) {
+    bool k2[2];
+    d.keep2(e, k2);
+    CHECK(k2[0] == d.keep(e));
+    CHECK(k2[1] == d.keep(e + 1));
+  }
+}
