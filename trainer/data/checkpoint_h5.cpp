@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "trainer/data/crash_guard.h"
 #include "trainer/data/h5_util.h"
 
 namespace bert::data {
@@ -23,6 +24,7 @@ herr_t collect(hid_t, const char* name, const H5O_info_t* info, void* out) {
 }  // namespace
 
 TensorMap load_checkpoint_h5(const std::string& path) {
+  ReadingFile guard(path);
   h5::Handle f = h5::open_file(path);
   std::vector<std::string> names;
   if (H5Ovisit(f, H5_INDEX_NAME, H5_ITER_INC, collect, &names) < 0)

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <unistd.h>
 #include <fmt/format.h>
 
 namespace bert::data::h5 {
@@ -23,6 +27,105 @@ hid_t file_type() {
   if constexpr (std::is_same_v<T, int32_t>) return H5T_STD_I32LE;
   if constexpr (std::is_same_v<T, int64_t>) return H5T_STD_I64LE;
   if constexpr (std::is_same_v<T, float>) return H5T_IEEE_F32LE;
+}
+
+// Size of the file holding `obj`, 0 if unknown.
+hsize_t file_size_of(hid_t obj) {
+  Handle f(H5Iget_file_id(obj), H5Fclose);
+  hsize_t size = 0;
+  if (!f.valid() || H5Fget_filesize(f, &size) < 0) return 0;
+  return size;
+}
+
+// Corrupt metadata can claim sizes far beyond the file; HDF5 would then allocate (or walk) that
+// much. Data stored contiguously, and vlen payloads in the global heap, must fit in the file.
+void check_fits(hid_t dataset, const std::string& path, const std::string& name, hsize_t bytes, const char* what) {
+  const hsize_t fsize = file_size_of(dataset);
+  if (fsize > 0 && bytes > fsize)
+    fail(path, name, fmt::format("{} of {} bytes exceed the file size {}: corrupt file", what, bytes, fsize));
+}
+
+// Before HDF5 follows them, the on-disk vlen records of a contiguous dataset and the global heap
+// collections they point into are checked: corrupt lengths or heap objects make libhdf5 1.10
+// allocate gigabytes, loop or crash. Record: uint32 length, uint64 collection address, uint32
+// object index. Collection: "GCOL", version 1, 3 reserved, uint64 size, then objects of
+// (uint16 index, uint16 refcount, 4 reserved, uint64 size, data padded to 8), index 0 = free space.
+class VlenPrecheck {
+ public:
+  VlenPrecheck(const std::string& path, const std::string& name, hsize_t fsize)
+      : path_(path), name_(name), fsize_(fsize), fd_(::open(path.c_str(), O_RDONLY)) {}
+  ~VlenPrecheck() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool ok() const { return fd_ >= 0; }
+
+  void record(hsize_t sample, const unsigned char* rec, size_t elem_size) {
+    uint32_t len, index;
+    uint64_t heap;
+    std::memcpy(&len, rec, 4);
+    std::memcpy(&heap, rec + 4, 8);
+    std::memcpy(&index, rec + 12, 4);
+    if (len == 0) return;
+    if (static_cast<hsize_t>(len) * elem_size > fsize_ || heap >= fsize_)
+      bad(sample, fmt::format("vlen record (length {}, heap at {}) outside the file of {} bytes", len, heap, fsize_));
+    const auto& objects = collection(sample, heap);
+    auto it = objects.find(index);
+    if (it == objects.end()) bad(sample, fmt::format("vlen record points to missing heap object {} at {}", index, heap));
+    if (it->second < static_cast<uint64_t>(len) * elem_size)
+      bad(sample, fmt::format("vlen length {} exceeds its heap object of {} bytes", len, it->second));
+  }
+
+  bool read(void* out, size_t n, uint64_t at) const {
+    return ::pread(fd_, out, n, static_cast<off_t>(at)) == static_cast<ssize_t>(n);
+  }
+
+ private:
+  [[noreturn]] void bad(hsize_t sample, const std::string& what) const {
+    throw DataError(fmt::format("{}: dataset {}, sample {}: {}: corrupt file", path_, name_, sample, what));
+  }
+  const std::map<uint32_t, uint64_t>& collection(hsize_t sample, uint64_t at) {
+    auto found = heaps_.find(at);
+    if (found != heaps_.end()) return found->second;
+    unsigned char head[16];
+    uint64_t size = 0;
+    if (!read(head, 16, at) || std::memcmp(head, "GCOL", 4) != 0 || head[4] != 1)
+      bad(sample, fmt::format("no global heap collection at {}", at));
+    std::memcpy(&size, head + 8, 8);
+    if (size < 16 || size > fsize_ - at) bad(sample, fmt::format("heap collection at {} of {} bytes", at, size));
+    std::vector<unsigned char> c(size);
+    if (!read(c.data(), size, at)) bad(sample, fmt::format("heap collection at {} unreadable", at));
+    std::map<uint32_t, uint64_t> objects;
+    for (uint64_t p = 16; p + 16 <= size;) {
+      uint16_t index;
+      uint64_t osize;
+      std::memcpy(&index, c.data() + p, 2);
+      std::memcpy(&osize, c.data() + p + 8, 8);
+      if (index == 0) break;  // free space: the rest of the collection
+      if (osize > size - p - 16) bad(sample, fmt::format("heap object {} at {} runs past its collection", index, at));
+      if (!objects.emplace(index, osize).second) bad(sample, fmt::format("heap object {} twice at {}", index, at));
+      p += 16 + ((osize + 7) & ~uint64_t{7});
+    }
+    return heaps_.emplace(at, std::move(objects)).first->second;
+  }
+
+  std::string path_, name_;
+  hsize_t fsize_;
+  int fd_;
+  std::map<uint64_t, std::map<uint32_t, uint64_t>> heaps_;
+};
+
+void precheck_vlen(hid_t dataset, const std::string& path, const std::string& name, hsize_t first, hsize_t count,
+                   size_t elem_size) {
+  constexpr hsize_t kRecord = 16;
+  const haddr_t at = H5Dget_offset(dataset);
+  const hsize_t fsize = file_size_of(dataset);
+  if (at == HADDR_UNDEF || fsize == 0 || H5Dget_storage_size(dataset) != dims(dataset)[0] * kRecord) return;
+  VlenPrecheck check(path, name, fsize);
+  if (!check.ok()) return;
+  std::vector<unsigned char> raw(count * kRecord);
+  if (!check.read(raw.data(), raw.size(), at + first * kRecord))
+    fail(path, name, "vlen records beyond the end of the file: truncated");
+  for (hsize_t i = 0; i < count; ++i) check.record(first + i, raw.data() + i * kRecord, elem_size);
 }
 
 Handle space_of(hid_t dataset, const std::string& path, const std::string& name) {
@@ -140,6 +243,12 @@ void read_rows(hid_t dataset, const std::string& path, const std::string& name, 
   if (d.empty() || d.size() > 2) fail(path, name, fmt::format("expected 1-D or 2-D, has rank {}", d.size()));
   if (first + count > d[0]) fail(path, name, fmt::format("rows [{}, {}) out of range ({} rows)", first, first + count, d[0]));
   hsize_t cols = d.size() == 2 ? d[1] : 1;
+  {
+    Handle dcpl(H5Dget_create_plist(dataset), H5Pclose);
+    Handle ftype(H5Dget_type(dataset), H5Tclose);
+    if (dcpl.valid() && H5Pget_layout(dcpl) == H5D_CONTIGUOUS)
+      check_fits(dataset, path, name, d[0] * cols * H5Tget_size(ftype), "contiguous data");
+  }
   out.resize(count * cols);
   if (count == 0) return;
   hsize_t start[2] = {first, 0}, cnt[2] = {count, cols};
@@ -164,6 +273,12 @@ void read_vlen(hid_t dataset, const std::string& path, const std::string& name, 
     fail(path, name, "cannot select elements");
   Handle mem(H5Screate_simple(1, &count, nullptr), H5Sclose);
   Handle memtype(H5Tvlen_create(native_type<T>()), H5Tclose);
+  check_fits(dataset, path, name, count * 16, "vlen heap references");
+  precheck_vlen(dataset, path, name, first, count, sizeof(T));
+  hsize_t payload = 0;
+  if (H5Dvlen_get_buf_size(dataset, memtype, space, &payload) < 0)
+    fail(path, name, "cannot read the vlen sizes (truncated or corrupt file)");
+  check_fits(dataset, path, name, payload, "vlen sequences");
   std::vector<hvl_t> buf(count, hvl_t{0, nullptr});
   herr_t rc = H5Dread(dataset, memtype, mem, space, H5P_DEFAULT, buf.data());
   if (rc >= 0) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "trainer/data/crash_guard.h"
 #include "trainer/data/h5_util.h"
 
 namespace bert::data {
@@ -324,15 +325,8 @@ Format detect_open(hid_t f, const std::string& path) {
   if (h5::has_dataset(f, "input_mask")) return Format::fixed;
   fail(path, "input_mask", "missing (fixed-length input_ids without input_mask)");
 }
-}  // namespace
 
-Format detect_format(const std::string& path) {
-  Handle f = h5::open_file(path);
-  return detect_open(f, path);
-}
-
-SequenceSet read_shard(const std::string& path, const Limits& limits, int64_t first, int64_t count,
-                       Format* layout) {
+SequenceSet read_open(const std::string& path, const Limits& limits, int64_t first, int64_t count, Format* layout) {
   Handle f = h5::open_file(path);
   Format found = detect_open(f, path);
   if (layout) *layout = found;
@@ -343,8 +337,29 @@ SequenceSet read_shard(const std::string& path, const Limits& limits, int64_t fi
   }
   fail(path, "", "unknown layout");
 }
+}  // namespace
+
+Format detect_format(const std::string& path) {
+  ReadingFile guard(path);
+  Handle f = h5::open_file(path);
+  return detect_open(f, path);
+}
+
+SequenceSet read_shard(const std::string& path, const Limits& limits, int64_t first, int64_t count,
+                       Format* layout) {
+  ReadingFile guard(path);
+  try {
+    return read_open(path, limits, first, count, layout);
+  } catch (const std::bad_alloc&) {
+    throw DataError(fmt::format("{}: corrupt file: implausible sizes (out of memory)", path));
+  } catch (const std::length_error&) {
+    throw DataError(fmt::format("{}: corrupt file: implausible sizes", path));
+  }
+}
+
 
 int64_t count_samples(const std::string& path) {
+  ReadingFile guard(path);
   Handle f = h5::open_file(path);
   detect_open(f, path);
   Handle ids = h5::open_dataset(f, path, "input_ids");
@@ -354,6 +369,7 @@ int64_t count_samples(const std::string& path) {
 }
 
 ShardInfo shard_info(const std::string& path) {
+  ReadingFile guard(path);
   Handle f = h5::open_file(path);
   ShardInfo info;
   info.format = detect_open(f, path);

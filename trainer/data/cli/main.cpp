@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "trainer/data/cli/commands.h"
+#include "trainer/data/crash_guard.h"
 #include "trainer/data/data_error.h"
 
 namespace bert::data::cli {
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   CLI::App app{"bert-data: MLPerf BERT HDF5 datasets (synth, info, verify, reshard, to-varlength, split4bin, pack) "
                "and TF1 checkpoint conversion"};
   app.require_subcommand(1);
+  bert::data::install_hdf5_crash_guard("bert-data");
   using namespace bert::data::cli;
   add_synth(app);
   add_grammar_stats(app);
