@@ -102,29 +102,33 @@ __global__ void __launch_bounds__(kWarps * 32) attention_backward_kernel(Attenti
     }
     __syncwarp();
 
-#pragma unroll 4
-    for (int r = 0; r < 16; ++r) {
-      const int key = k0 + warp * 16 + r;
-      const bool key_ok = key < len;
-      const float2 sv = *reinterpret_cast<const float2*>(&sh.s[warp][r][c]);
-      const float2 dpv = *reinterpret_cast<const float2*>(&sh.dp[warp][r][c]);
-      float pr[2] = {sv.x, sv.y}, dpr[2] = {dpv.x, dpv.y};
+    // Lane owns queries lane and lane+32 and walks the warp's keys in pairs: the dropout elements
+    // of (query, key) and (query, key+1) are adjacent, so one Philox call serves both.
+#pragma unroll 2
+    for (int r = 0; r < 16; r += 2) {
+      const int key0 = k0 + warp * 16 + r;
 #pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const int q = c + j;
-        const float p = key_ok ? __expf(pr[j] * kScale - sh.lse[q]) : 0.f;
-        float keep = dscale;
-        if (a.dropout.p > 0.f && key_ok && q0 + q < len) {
+      for (int h = 0; h < 2; ++h) {
+        const int q = lane + 32 * h;
+        bool keep2[2] = {true, true};
+        if (a.dropout.p > 0.f && q0 + q < len && key0 < len) {
           const uint64_t qtok = static_cast<uint64_t>(s0 + q0 + q);
-          keep = a.dropout.keep((qtok * a.shape.heads + head) * a.shape.seq_len + key) ? dscale : 0.f;
+          const uint64_t e = (qtok * a.shape.heads + head) * a.shape.seq_len + key0;
+          if ((e & 1) == 0) {
+            a.dropout.keep2(e, keep2);
+          } else {
+            keep2[0] = a.dropout.keep(e);
+            keep2[1] = a.dropout.keep(e + 1);
+          }
         }
-        pr[j] = p * (dpr[j] * keep - sh.dq[q]);  // dS (w.r.t. the scaled score)
-        dpr[j] = p * keep;                       // dropped probability
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          const float p = key0 + j < len ? __expf(sh.s[warp][r + j][q] * kScale - sh.lse[q]) : 0.f;
+          const float keep = keep2[j] ? dscale : 0.f;
+          sh.ds[warp * 16 + r + j][q] = __float2bfloat16(p * (sh.dp[warp][r + j][q] * keep - sh.dq[q]));  // dS
+          sh.pd[warp][r + j][q] = __float2bfloat16(p * keep);  // dropped probability
+        }
       }
-      sh.ds[warp * 16 + r][c] = __float2bfloat16(pr[0]);
-      sh.ds[warp * 16 + r][c + 1] = __float2bfloat16(pr[1]);
-      sh.pd[warp][r][c] = __float2bfloat16(dpr[0]);
-      sh.pd[warp][r][c + 1] = __float2bfloat16(dpr[1]);
     }
     __syncwarp();
 
