@@ -1,8 +1,19 @@
 // The trainer's resolved run configuration (`trainer --config run.yaml`). The harness writes it from
 // the system YAML; the trainer knows nothing of systems. YAML or JSON (JSON is valid YAML).
 // Keys are exactly the field names below, grouped as in the comments (e.g. `model.size`).
+// Groups and keys (what harness/plan/trainer_config.cpp writes; every key optional, unknown keys are errors):
+//   model:      size, bert_config, init_checkpoint
+//   data:       train_dir, eval_file, data_format, vocab_size, max_seq_length, max_predictions_per_seq,
+//               num_eval_examples
+//   batch:      batch_size, gradient_accumulation_steps, average_packing_rate, eval_batch_size
+//   optimizer:  learning_rate, lamb_beta_1, lamb_beta_2, lamb_epsilon, weight_decay_rate, max_steps,
+//               warmup_steps, warmup_proportion, start_warmup_step, clip_after_allreduce
+//   stopping:   max_samples, eval_start_samples, eval_interval_samples, target_accuracy
+//   run:        seed, precision, backend, threads, rendezvous_dir
+//   submission: submission_org, submission_division, submission_status, submission_platform
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace bert::trainer {
@@ -50,6 +61,9 @@ struct RunConfig {
   std::string submission_status = "onprem";
   std::string submission_platform = "SUBMISSION_PLATFORM_PLACEHOLDER";
 };
+
+// what() = "FILE:LINE:COL: group.key: problem" (or "FILE: problem" without a position).
+struct RunConfigError : std::runtime_error { using std::runtime_error::runtime_error; };
 
 // Reads and validates; errors name the file, line, column and key (exit 2 in the trainer).
 RunConfig load_run_config(const std::string& path);

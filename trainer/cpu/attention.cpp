@@ -60,11 +60,14 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       std::memset(ci, 0, sizeof(float) * d);
       const uint64_t elem0 =
           (static_cast<uint64_t>(s.first_flat[sq] + i) * s.heads + h) * static_cast<uint64_t>(s.seq_len);
+      uint8_t* krow = kb + static_cast<int64_t>(i) * len;
+      if (p > 0.0f)
+        rng.fill_keep(elem0, len, p, krow);
+      else
+        std::memset(krow, 1, static_cast<size_t>(len));
       for (int j = 0; j < len; ++j) {
         row[j] *= inv;
-        const bool kj = p <= 0.0f || rng.keep(elem0 + j, p);
-        kb[static_cast<int64_t>(i) * len + j] = kj;
-        if (kj) axpy(row[j] * keep_scale, v + static_cast<size_t>(t0 + j) * hidden + h * d, ci, d);
+        if (krow[j]) axpy(row[j] * keep_scale, v + static_cast<size_t>(t0 + j) * hidden + h * d, ci, d);
       }
     }
   }

@@ -9,11 +9,12 @@ void dropout_forward(const float* x, float* y, uint8_t* keep, const int32_t* tok
   for (int r = 0; r < t; ++r) {
     const size_t row = static_cast<size_t>(r) * n;
     const uint64_t base = static_cast<uint64_t>(token_flat[r]) * static_cast<uint64_t>(n);
-    for (int c = 0; c < n; ++c) {
-      const bool k = p <= 0.0f || rng.keep(base + static_cast<uint64_t>(c), p);
-      keep[row + c] = k;
-      y[row + c] = k ? x[row + c] * scale : 0.0f;
+    if (p <= 0.0f) {
+      for (int c = 0; c < n; ++c) keep[row + c] = 1, y[row + c] = x[row + c];
+      continue;
     }
+    rng.fill_keep(base, n, p, keep + row);
+    for (int c = 0; c < n; ++c) y[row + c] = keep[row + c] ? x[row + c] * scale : 0.0f;
   }
 }
 

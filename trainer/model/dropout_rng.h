@@ -49,6 +49,15 @@ struct DropoutStream {
   }
   static bool dropped(uint32_t word, float p) { return static_cast<float>(word >> 8) * (1.0f / 16777216.0f) < p; }
   bool keep(uint64_t element, float p) const { return !dropped(block(element >> 2).v[element & 3], p); }
+  // keep flags of elements [first, first + count): one Philox call per 4 elements.
+  void fill_keep(uint64_t first, int count, float p, uint8_t* out) const {
+    uint64_t e = first;
+    const uint64_t end = first + static_cast<uint64_t>(count);
+    while (e < end) {
+      const Philox4 r = block(e >> 2);
+      for (unsigned w = static_cast<unsigned>(e & 3); w < 4 && e < end; ++w, ++e) *out++ = !dropped(r.v[w], p);
+    }
+  }
 };
 
 inline uint32_t dropout_stream_id(int layer, int site) { return layer < 0 ? 0u : static_cast<uint32_t>(1 + 3 * layer + site); }

@@ -1,0 +1,122 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "trainer/eval_cadence.h"
+#include "trainer/run_config.h"
+
+using namespace bert::trainer;
+
+namespace {
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/run_config_testXXXXXX";
+  const int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  std::ofstream(name) << text;
+  close(fd);
+  return name;
+}
+
+std::string error_of(const std::string& text) {
+  const std::string path = write_temp(text);
+  try {
+    load_run_config(path);
+  } catch (const RunConfigError& e) {
+    std::remove(path.c_str());
+    return e.what();
+  }
+  std::remove(path.c_str());
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("run config: the groups the harness writes") {
+  const std::string path = write_temp(R"(
+model: {size: base, bert_config: "", init_checkpoint: /ckpt/model.h5}
+data:
+  train_dir: /data/train
+  eval_file: /data/eval.h5
+  data_format: packed
+  vocab_size: 30522
+  max_seq_length: 512
+  max_predictions_per_seq: 76
+  num_eval_examples: 10000
+batch: {batch_size: 48, gradient_accumulation_steps: 2, average_packing_rate: 2.0, eval_batch_size: 16}
+optimizer: {learning_rate: 9.6e-4, lamb_beta_1: 0.60466, lamb_beta_2: 0.85437, lamb_epsilon: 1e-6,
+            weight_decay_rate: 0.1, max_steps: 3680, warmup_steps: 0, warmup_proportion: 0.0,
+            start_warmup_step: -200000, clip_after_allreduce: true}
+stopping: {max_samples: 4500000, eval_start_samples: -1, eval_interval_samples: -1, target_accuracy: 0.72}
+run: {seed: 42, precision: fp32, backend: cpu, threads: 4, rendezvous_dir: /tmp/rdv}
+submission: {submission_org: ACME, submission_division: closed, submission_status: onprem,
+             submission_platform: 1xlocal}
+)");
+  const RunConfig c = load_run_config(path);
+  std::remove(path.c_str());
+  CHECK(c.model_size == "base");
+  CHECK(c.init_checkpoint == "/ckpt/model.h5");
+  CHECK(c.data_format == "packed");
+  CHECK(c.batch_size == 48);
+  CHECK(c.gradient_accumulation_steps == 2);
+  CHECK(c.average_packing_rate == 2.0);
+  CHECK(c.learning_rate == doctest::Approx(9.6e-4));
+  CHECK(c.start_warmup_step == -200000);
+  CHECK(c.clip_after_allreduce);
+  CHECK(c.max_samples == 4500000);
+  CHECK(c.seed == 42);
+  CHECK(c.threads == 4);
+  CHECK(c.rendezvous_dir == "/tmp/rdv");
+  CHECK(c.submission_org == "ACME");
+}
+
+TEST_CASE("run config: JSON is accepted and missing keys keep their defaults") {
+  const std::string path = write_temp(R"({"model": {"size": "tiny"}, "batch": {"batch_size": 8}})");
+  const RunConfig c = load_run_config(path);
+  std::remove(path.c_str());
+  CHECK(c.batch_size == 8);
+  CHECK(c.learning_rate == doctest::Approx(4e-4));
+}
+
+TEST_CASE("run config: errors name file, line, column and key") {
+  const std::string e1 = error_of("model:\n  size: tiny\noptimizer:\n  learning_rate: fast\n");
+  CHECK(e1.find(":4:18: optimizer.learning_rate: expected a number") != std::string::npos);
+  const std::string e2 = error_of("batch:\n  batchsize: 4\n");
+  CHECK(e2.find(":2:3: batch.batchsize: unknown key") != std::string::npos);
+  const std::string e3 = error_of("model: {size: huge}\n");
+  CHECK(e3.find("model.size: must be tiny, base, large or custom") != std::string::npos);
+  const std::string e4 = error_of("batch: {batch_size: 0}\n");
+  CHECK(e4.find("batch.batch_size: must be positive") != std::string::npos);
+  const std::string e5 = error_of("model: [1, 2\n");
+  CHECK(e5.find("not valid YAML") != std::string::npos);
+  const std::string e6 = error_of("weights: {}\n");
+  CHECK(e6.find("weights: unknown group") != std::string::npos);
+  CHECK(error_of("run: {backend: cpu, precision: bf16}\n").find("run.precision") != std::string::npos);
+}
+
+TEST_CASE("run config: missing file") {
+  CHECK_THROWS_WITH_AS(load_run_config("/nonexistent/run.yaml"), "/nonexistent/run.yaml: cannot open run config",
+                       RunConfigError);
+}
+
+TEST_CASE("MLPerf eval interval formula") {
+  CHECK(mlperf_eval_interval(256) == 150000);
+  CHECK(mlperf_eval_interval(768) == 150000);
+  CHECK(mlperf_eval_interval(2048) == 150000);
+  CHECK(mlperf_eval_interval(3072) == 175000);
+  CHECK(mlperf_eval_interval(4096) == 175000);
+  CHECK(mlperf_eval_interval(4608) == 200000);
+  CHECK(mlperf_eval_interval(8192) == 225000);
+  CHECK(mlperf_eval_interval(16384) == 325000);
+  const EvalCadence c = make_eval_cadence(-1, -1, 768);
+  CHECK(c.start == 150000);
+  CHECK(c.next_after(-1) == 150000);
+  CHECK(c.next_after(150000) == 300000);
+  const EvalCadence d = make_eval_cadence(1024, 512, 768);
+  CHECK(d.start == 1024);
+  CHECK(d.interval == 512);
+}

@@ -1,0 +1,52 @@
+// trainer --config run.yaml [--benchmark N]
+// Exit codes: 0 run completed (success, or aborted by max steps/samples or SIGTERM), 1 diverged,
+// 2 user error (bad config, missing/corrupt data or checkpoint, checkpoint/model mismatch).
+#include <CLI/CLI.hpp>
+
+#include <csignal>
+#include <cstdio>
+
+#include "trainer/cpu/bert_cpu.h"
+#include "trainer/data/data_error.h"
+#include "trainer/dist/comm.h"
+#include "trainer/model/config.h"
+#include "trainer/run_config.h"
+#include "trainer/train_loop.h"
+
+namespace {
+
+extern "C" void on_stop_signal(int) { bert::trainer::g_stop_requested.store(true); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"BERT pretraining trainer (MLPerf Training); reads a resolved run config"};
+  std::string config_path;
+  int benchmark_steps = 0;
+  app.add_option("--config", config_path, "run config (YAML or JSON), as written by the harness")->required();
+  app.add_option("--benchmark", benchmark_steps, "run N steps on in-memory batches and print throughput")
+      ->check(CLI::PositiveNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGINT, on_stop_signal);
+  try {
+    const bert::trainer::RunConfig cfg = bert::trainer::load_run_config(config_path);
+    return bert::trainer::run_trainer(cfg, {benchmark_steps});
+  } catch (const bert::trainer::RunConfigError& e) {
+    std::fprintf(stderr, "trainer: %s\n", e.what());
+  } catch (const bert::data::DataError& e) {
+    std::fprintf(stderr, "trainer: %s\n", e.what());
+  } catch (const bert::model::ModelError& e) {
+    std::fprintf(stderr, "trainer: %s\n", e.what());
+  } catch (const bert::dist::DistError& e) {
+    std::fprintf(stderr, "trainer: %s\n", e.what());
+  } catch (const bert::cpu::BatchError& e) {
+    std::fprintf(stderr, "trainer: %s\n", e.what());
+  }
+  return 2;
+}

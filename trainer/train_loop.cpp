@@ -1,0 +1,340 @@
+#include "trainer/train_loop.h"
+
+#include <omp.h>
+#include <sched.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "results/mllog.h"
+#include "trainer/cpu/bert_cpu.h"
+#include "trainer/cpu/gemm.h"
+#include "trainer/data/loader.h"
+#include "trainer/dist/comm.h"
+#include "trainer/eval_cadence.h"
+#include "trainer/model_setup.h"
+#include "trainer/optim/lamb.h"
+#include "trainer/optim/schedule.h"
+#include "trainer/synthetic_batch.h"
+
+namespace bert::trainer {
+
+std::atomic<bool> g_stop_requested{false};
+
+namespace {
+
+namespace k = results::key;
+using Clock = std::chrono::steady_clock;
+using results::json;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+int threads_from_affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+struct StepOutcome {
+  double loss = 0;          // mean over micro-batches and ranks
+  int64_t sequences = 0;    // global sequences trained in this step
+  double grad_norm = 0;     // before clipping (global when clipping after the allreduce)
+  bool stop = false;        // some rank was asked to stop
+};
+
+// Everything one training step needs, shared by the real run and --benchmark.
+class Stepper {
+ public:
+  Stepper(const RunConfig& cfg, const model::ParamLayout& layout, std::vector<float> params, dist::Collective& coll)
+      : cfg_(cfg),
+        layout_(layout),
+        params_(std::move(params)),
+        grads_(layout.total, 0.0f),
+        model_(layout),
+        lamb_(layout, optim::LambHyper{cfg.lamb_beta_1, cfg.lamb_beta_2, cfg.lamb_epsilon, cfg.weight_decay_rate}),
+        coll_(coll) {
+    sched_.base_lr = cfg.learning_rate;
+    sched_.total_steps = cfg.max_steps;
+    sched_.warmup_steps = cfg.warmup_steps > 0 ? cfg.warmup_steps
+                                               : static_cast<int64_t>(cfg.warmup_proportion * cfg.max_steps);
+    sched_.start_warmup_step = cfg.start_warmup_step;
+  }
+
+  const optim::LrSchedule& schedule() const { return sched_; }
+  cpu::BertCpu& model() { return model_; }
+  const std::vector<float>& params() const { return params_; }
+
+  // `next` fills the next micro-batch (false: no more data).
+  template <class Next>
+  bool step(int64_t step_index, Next&& next, StepOutcome& out) {
+    const int ga = cfg_.gradient_accumulation_steps;
+    std::fill(grads_.begin(), grads_.end(), 0.0f);
+    double loss_sum = 0, seqs = 0;
+    for (int micro = 0; micro < ga; ++micro) {
+      if (!next(batch_)) return false;
+      cpu::DropoutContext d{true, cfg_.seed, static_cast<uint32_t>(coll_.rank()),
+                            static_cast<uint32_t>(step_index * ga + micro)};
+      const cpu::StepStats st = model_.forward(batch_, params_.data(), d);
+      model_.backward(params_.data(), grads_.data(), 1.0f / static_cast<float>(ga));
+      loss_sum += st.loss / ga;
+      seqs += st.sequences;
+    }
+    const int world = coll_.size();
+    double factor = 1.0;
+    if (world > 1) {
+      if (!cfg_.clip_after_allreduce) {
+        const double local_norm = optim::global_grad_norm(layout_, grads_.data());
+        const double f = optim::clip_factor(local_norm);
+        for (float& g : grads_) g = static_cast<float>(g * f);
+        out.grad_norm = local_norm;
+      }
+      coll_.allreduce_sum(grads_.data(), grads_.size());
+      const float inv = 1.0f / static_cast<float>(world);
+      for (float& g : grads_) g *= inv;
+      if (cfg_.clip_after_allreduce) {
+        out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
+        factor = optim::clip_factor(out.grad_norm);
+      }
+    } else {
+      out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
+      factor = optim::clip_factor(out.grad_norm);
+    }
+    double stats[3] = {loss_sum, seqs, g_stop_requested.load() ? 1.0 : 0.0};
+    coll_.allreduce_sum(stats, 3);
+    out.loss = stats[0] / world;
+    out.sequences = static_cast<int64_t>(stats[1]);
+    out.stop = stats[2] > 0;
+    if (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm)) return true;  // caller stops; no update
+    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor);
+    return true;
+  }
+
+  // Pooled MLM accuracy over every rank's slice of the eval set.
+  double evaluate(const data::EvalSet& eval) {
+    double counts[2] = {0, 0};
+    for (const data::Batch& b : eval.batches) {
+      const cpu::StepStats st = model_.evaluate(b, params_.data());
+      counts[0] += static_cast<double>(st.mlm_correct);
+      counts[1] += static_cast<double>(st.masked);
+    }
+    coll_.allreduce_sum(counts, 2);
+    return counts[1] > 0 ? counts[0] / counts[1] : 0.0;
+  }
+
+ private:
+  const RunConfig& cfg_;
+  const model::ParamLayout& layout_;
+  std::vector<float> params_, grads_;
+  cpu::BertCpu model_;
+  optim::Lamb lamb_;
+  optim::LrSchedule sched_;
+  dist::Collective& coll_;
+  data::Batch batch_;
+};
+
+void log_submission_and_hyperparameters(results::MLLogger& log, const RunConfig& cfg, const Stepper& s,
+                                        const model::ParamLayout& layout, int world, double gbs) {
+  log.event(k::kSubmissionBenchmark, "bert");
+  log.event(k::kSubmissionOrg, cfg.submission_org);
+  log.event(k::kSubmissionDivision, cfg.submission_division);
+  log.event(k::kSubmissionStatus, cfg.submission_status);
+  log.event(k::kSubmissionPlatform, cfg.submission_platform);
+  log.event(k::kSeed, cfg.seed);
+  log.event(k::kGlobalBatchSize, gbs == std::floor(gbs) ? json(static_cast<int64_t>(gbs)) : json(gbs));
+  log.event(k::kDBatchSize, cfg.batch_size);
+  log.event(k::kGradientAccumulationSteps, cfg.gradient_accumulation_steps);
+  log.event(k::kMaxSequenceLength, cfg.max_seq_length);
+  log.event(k::kMaxPredictionsPerSeq, cfg.max_predictions_per_seq);
+  log.event(k::kOptLearningRateTrainingSteps, cfg.max_steps);
+  log.event(k::kNumWarmupSteps, s.schedule().warmup_steps);
+  for (const model::ParamInfo& p : layout.tensors)
+    log.event(k::kWeightsInitialization, nullptr, {{"tensor", p.name}});
+  log.event(k::kOptBaseLearningRate, cfg.learning_rate);
+  log.event(k::kOptLambEpsilon, cfg.lamb_epsilon);
+  log.event(k::kOptEpsilon, cfg.lamb_epsilon);
+  log.event(k::kOptLambBeta1, cfg.lamb_beta_1);
+  log.event(k::kOptLambBeta2, cfg.lamb_beta_2);
+  log.event(k::kOptLambWeightDecayRate, cfg.weight_decay_rate);
+  log.event(k::kOptLearningRateWarmupSteps, s.schedule().warmup_steps);
+  log.event(k::kOptLambLearningRateDecayPolyPower, s.schedule().power);
+  log.event(k::kStartWarmupStep, cfg.start_warmup_step);
+  (void)world;
+}
+
+std::string eta_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
+  return buf;
+}
+
+int run_benchmark(const RunConfig& cfg, const TrainOptions& opt, const model::ParamLayout& layout,
+                  dist::Collective& coll) {
+  Stepper stepper(cfg, layout, initial_params(layout, cfg), coll);
+  const data::Batch batch = make_synthetic_batch(cfg.batch_size, cfg.max_seq_length, cfg.max_predictions_per_seq,
+                                                 cfg.vocab_size, cfg.seed + static_cast<uint64_t>(coll.rank()));
+  auto next = [&](data::Batch& b) {
+    b = batch;
+    return true;
+  };
+  StepOutcome out;
+  stepper.step(0, next, out);  // warm-up: allocations, BLAS buffers
+  const auto t0 = Clock::now();
+  int64_t seqs = 0;
+  for (int i = 1; i <= opt.benchmark_steps; ++i) {
+    stepper.step(i, next, out);
+    seqs += out.sequences;
+  }
+  const double secs = seconds_since(t0);
+  if (coll.rank() == 0)
+    std::printf("benchmark: model %s (L%d H%d A%d) seq_len %d batch %d x accum %d x ranks %d, threads %d: "
+                "%d steps, %.3f s, %.1f seq/s, %.2f ms/step, last loss %.4f\n",
+                cfg.model_size.c_str(), layout.config.layers, layout.config.hidden, layout.config.heads,
+                cfg.max_seq_length, cfg.batch_size, cfg.gradient_accumulation_steps, coll.size(),
+                omp_get_max_threads(), opt.benchmark_steps, secs, static_cast<double>(seqs) / secs,
+                1000.0 * secs / opt.benchmark_steps, out.loss);
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+
+int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
+  const dist::ProcessInfo proc = dist::detect_process();
+  results::MLLogger log(stdout);
+  if (opt.benchmark_steps == 0) log.start(k::kInitStart);  // every rank, as NVIDIA's trainer
+  log.set_enabled(proc.rank == 0 && opt.benchmark_steps == 0);
+
+  const int threads = cfg.threads > 0 ? cfg.threads : threads_from_affinity();
+  omp_set_num_threads(threads);
+  cpu::set_blas_threads(threads);
+
+  std::unique_ptr<dist::KVStore> kv = dist::make_kv_store(proc, cfg.rendezvous_dir);
+  std::unique_ptr<dist::Collective> coll = dist::make_cpu_collective(proc, *kv);
+  const int world = coll->size();
+
+  const model::ParamLayout layout = model::make_param_layout(resolve_model_config(cfg));
+  if (opt.benchmark_steps > 0) return run_benchmark(cfg, opt, layout, *coll);
+
+  const bool packed = cfg.data_format == "packed";
+  const double gbs = static_cast<double>(cfg.batch_size) * cfg.gradient_accumulation_steps * world *
+                     (packed ? cfg.average_packing_rate : 1.0);
+  if (cfg.train_dir.empty()) throw RunConfigError("run config: data.train_dir is required for training");
+  if (cfg.eval_file.empty()) throw RunConfigError("run config: data.eval_file is required for training");
+
+  Stepper stepper(cfg, layout, initial_params(layout, cfg), *coll);
+  log_submission_and_hyperparameters(log, cfg, stepper, layout, world, gbs);
+
+  // The eval set is fixed (masks baked in) and cached before the clock starts, as NVIDIA does.
+  const data::EvalSet eval = data::load_eval(cfg.eval_file, cfg.vocab_size, cfg.max_seq_length,
+                                             cfg.max_predictions_per_seq, cfg.num_eval_examples, proc.rank, world,
+                                             cfg.eval_batch_size);
+  double eval_totals[2] = {static_cast<double>(eval.num_sequences), static_cast<double>(eval.num_masked)};
+  coll->allreduce_sum(eval_totals, 2);
+  if (eval_totals[1] <= 0) throw data::DataError(cfg.eval_file + ": the eval set has no masked tokens");
+  const auto eval_samples = static_cast<int64_t>(eval_totals[0]);
+  const EvalCadence cadence = make_eval_cadence(cfg.eval_start_samples, cfg.eval_interval_samples, gbs);
+
+  coll->barrier();
+  log.end(k::kInitStop);
+  log.start(k::kRunStart);
+  const auto run_t0 = Clock::now();
+
+  // Training data is opened only now, after run_start.
+  data::LoaderOptions lo;
+  lo.dir = cfg.train_dir;
+  lo.format = data::parse_format(cfg.data_format);
+  lo.rank = proc.rank;
+  lo.world_size = world;
+  lo.batch_size = cfg.batch_size;
+  lo.seq_len = cfg.max_seq_length;
+  lo.max_pred = cfg.max_predictions_per_seq;
+  lo.vocab_size = cfg.vocab_size;
+  lo.seed = cfg.seed;
+  data::Loader loader(lo);
+
+  int64_t samples = 0, step = 0, next_eval = cadence.next_after(-1);
+  log.start(k::kEpochStart, nullptr, {{k::kEpochNum, 0}});
+  log.start(k::kBlockStart, nullptr, {{k::kFirstEpochNum, 0}, {k::kEpochCount, 1}});
+
+  std::string status = k::kStatusAborted, reason;
+  int exit_code = 0;
+  double last_acc = -1, loss_ema = 0;
+  auto last_progress = Clock::now() - std::chrono::seconds(60);
+  auto next_batch = [&](data::Batch& b) { return loader.next(b); };
+  for (;;) {
+    StepOutcome out;
+    if (!stepper.step(step, next_batch, out)) {
+      reason = "training data exhausted";
+      break;
+    }
+    ++step;
+    samples += out.sequences;
+    if (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm)) {
+      std::fprintf(stderr, "trainer: loss is %s at step %lld (%lld samples): training diverged; stopping\n",
+                   std::isfinite(out.loss) ? "finite but the gradient is not" : "NaN/inf",
+                   static_cast<long long>(step), static_cast<long long>(samples));
+      reason = "diverged";
+      exit_code = 1;
+      break;
+    }
+    loss_ema = step == 1 ? out.loss : 0.9 * loss_ema + 0.1 * out.loss;
+    const bool hit_max = step >= cfg.max_steps || (cfg.max_samples > 0 && samples >= cfg.max_samples);
+    bool reached = false;
+    if (samples >= next_eval) {
+      const double secs = seconds_since(run_t0);
+      log.event(k::kTrackedStats, {{"throughput", samples / std::max(secs, 1e-9)}}, {{"step", samples}});
+      log.start(k::kEvalStart, samples, {{k::kEpochNum, samples}});
+      last_acc = stepper.evaluate(eval);
+      log.end(k::kEvalStop, samples, {{k::kEpochNum, samples}});
+      log.event(k::kEvalAccuracy, last_acc, {{k::kEpochNum, samples}});
+      while (next_eval <= samples) next_eval += cadence.interval;
+      reached = last_acc >= cfg.target_accuracy;
+    }
+    const double secs = seconds_since(run_t0);
+    if (proc.rank == 0 && (seconds_since(last_progress) >= 5.0 || reached || hit_max)) {
+      last_progress = Clock::now();
+      const double frac_steps = static_cast<double>(step) / cfg.max_steps;
+      const double frac_samples = cfg.max_samples > 0 ? static_cast<double>(samples) / cfg.max_samples : 0.0;
+      const double frac = std::max(frac_steps, frac_samples);
+      std::fprintf(stderr, "[trainer] step %lld samples %lld  %.1f seq/s  loss %.4f  lr %.3g  eval acc %s  ETA(max) %s\n",
+                   static_cast<long long>(step), static_cast<long long>(samples), samples / std::max(secs, 1e-9),
+                   loss_ema, stepper.schedule().at(step - 1),
+                   last_acc < 0 ? "-" : std::to_string(last_acc).substr(0, 6).c_str(),
+                   eta_text(secs / std::max(frac, 1e-9) - secs).c_str());
+    }
+    if (reached) {
+      status = k::kStatusSuccess;
+      reason = "target accuracy reached";
+      break;
+    }
+    if (out.stop) {
+      reason = "stop requested (SIGTERM)";
+      break;
+    }
+    if (hit_max) {
+      reason = step >= cfg.max_steps ? "max_steps reached" : "max_samples reached";
+      break;
+    }
+  }
+  log.end(k::kBlockStop, nullptr, {{k::kFirstEpochNum, 0}});
+  log.end(k::kEpochStop, nullptr, {{k::kEpochNum, samples}});
+  log.event(k::kTrainSamples, samples);
+  log.event(k::kEvalSamples, eval_samples);
+  log.end(k::kRunStop, nullptr, {{k::kStatus, status}});
+  const double secs = seconds_since(run_t0);
+  log.event(k::kTrackedStats, {{"throughput", samples / std::max(secs, 1e-9)}}, {{"step", samples}});
+  std::fflush(stdout);
+  if (proc.rank == 0)
+    std::fprintf(stderr, "[trainer] run_stop %s: %s after %lld steps, %lld samples, %.1f s, last eval accuracy %s\n",
+                 status.c_str(), reason.c_str(), static_cast<long long>(step), static_cast<long long>(samples), secs,
+                 last_acc < 0 ? "-" : std::to_string(last_acc).c_str());
+  return exit_code;
+}
+
+}  // namespace bert::trainer
