@@ -34,6 +34,38 @@ struct LayerActs {
   Buf<float> lse, mean1, rstd1, mean2, rstd2;
 };
 
+// LayerNorm without residual or dropout (embeddings, MLM transform).
+void plain_layernorm_forward(const bf16* x, const float* gamma, const float* beta, bf16* y, float* mean, float* rstd,
+                             int rows, int hidden, cudaStream_t st) {
+  LayerNormForwardArgs a;
+  a.x = x;
+  a.gamma = gamma;
+  a.beta = beta;
+  a.y = y;
+  a.mean = mean;
+  a.rstd = rstd;
+  a.rows = rows;
+  a.hidden = hidden;
+  layernorm_forward(a, st);
+}
+void plain_layernorm_backward(const bf16* dy, const bf16* x, const float* gamma, const float* mean, const float* rstd,
+                              bf16* dx, float* dgamma, float* dbeta, float* scratch, int rows, int hidden,
+                              cudaStream_t st) {
+  LayerNormBackwardArgs a;
+  a.dy = dy;
+  a.x = x;
+  a.gamma = gamma;
+  a.mean = mean;
+  a.rstd = rstd;
+  a.dz = dx;
+  a.dgamma = dgamma;
+  a.dbeta = dbeta;
+  a.scratch = scratch;
+  a.rows = rows;
+  a.hidden = hidden;
+  layernorm_backward(a, st);
+}
+
 template <class T>
 void copy_to(Buf<T>& dst, const std::vector<T>& src, cudaStream_t s) {
   if (src.empty()) return;
@@ -287,16 +319,8 @@ void CudaModel::forward(const CudaDropout& d) {
   const float ph = c.hidden_dropout, pa = c.attention_dropout;
 
   embeddings_forward(s.emb_inputs(), {P16 + L.word_emb, P16 + L.pos_emb, P16 + L.type_emb}, s.emb_sum.get(), H, st);
-  LayerNormForwardArgs ln;
-  ln.x = s.emb_sum.get();
-  ln.gamma = P + L.emb_ln_g;
-  ln.beta = P + L.emb_ln_b;
-  ln.y = s.emb_ln.get();
-  ln.mean = s.emb_mean.get();
-  ln.rstd = s.emb_rstd.get();
-  ln.rows = T;
-  ln.hidden = H;
-  layernorm_forward(ln, st);
+  plain_layernorm_forward(s.emb_sum.get(), P + L.emb_ln_g, P + L.emb_ln_b, s.emb_ln.get(), s.emb_mean.get(),
+                          s.emb_rstd.get(), T, H, st);
   dropout_apply(s.emb_ln.get(), s.x0.get(), sz(T, H), s.spec(-1, 0, ph), st);
 
   const bf16* x = s.x0.get();
@@ -345,16 +369,8 @@ void CudaModel::forward(const CudaDropout& d) {
     s.gemm.forward(s.mlm_in.get(), P16 + L.mlm_w, WeightLayout::KernelInOut, nullptr, s.mlm_x.get(), M, H, H, false,
                    nullptr, st);
     bias_act_forward(s.mlm_x.get(), P + L.mlm_b, s.mlm_act.get(), M, H, Activation::Gelu, st);
-    LayerNormForwardArgs lm;
-    lm.x = s.mlm_act.get();
-    lm.gamma = P + L.mlm_ln_g;
-    lm.beta = P + L.mlm_ln_b;
-    lm.y = s.mlm_t.get();
-    lm.mean = s.mlm_mean.get();
-    lm.rstd = s.mlm_rstd.get();
-    lm.rows = M;
-    lm.hidden = H;
-    layernorm_forward(lm, st);
+    plain_layernorm_forward(s.mlm_act.get(), P + L.mlm_ln_g, P + L.mlm_ln_b, s.mlm_t.get(), s.mlm_mean.get(),
+                            s.mlm_rstd.get(), M, H, st);
     s.gemm.forward(s.mlm_t.get(), P16 + L.word_emb, WeightLayout::OutIn, P16 + L.mlm_out_bias, s.logits.get(), M, H,
                    c.vocab_size, false, nullptr, st, s.vpad);
     softmax_xent(SoftmaxXentArgs{s.logits.get(), s.mlm_label.get(), M, c.vocab_size, s.vpad, 0.f, nullptr,
@@ -404,19 +420,8 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
     s.gemm.backward_data(s.logits.get(), P16 + L.word_emb, OI, s.dm_t.get(), M, H, V, nullptr, 0.f, st, s.vpad);
     s.gemm.backward_weight(s.mlm_t.get(), s.logits.get(), OI, G + L.word_emb, bsc, M, H, V, 1.f, st, s.vpad);
     accumulate_f32(bsc, G + L.mlm_out_bias, static_cast<size_t>(V), st);
-    LayerNormBackwardArgs lb;
-    lb.dy = s.dm_t.get();
-    lb.x = s.mlm_act.get();
-    lb.gamma = P + L.mlm_ln_g;
-    lb.mean = s.mlm_mean.get();
-    lb.rstd = s.mlm_rstd.get();
-    lb.dz = s.dm_act.get();
-    lb.dgamma = G + L.mlm_ln_g;
-    lb.dbeta = G + L.mlm_ln_b;
-    lb.scratch = s.ln_scratch.get();
-    lb.rows = M;
-    lb.hidden = H;
-    layernorm_backward(lb, st);
+    plain_layernorm_backward(s.dm_t.get(), s.mlm_act.get(), P + L.mlm_ln_g, s.mlm_mean.get(), s.mlm_rstd.get(),
+                             s.dm_act.get(), G + L.mlm_ln_g, G + L.mlm_ln_b, s.ln_scratch.get(), M, H, st);
     bias_act_backward(s.dm_act.get(), s.mlm_x.get(), P + L.mlm_b, s.dm_pre.get(), G + L.mlm_b, s.ba_scratch.get(), M,
                       H, Activation::Gelu, st);
     s.gemm.backward_data(s.dm_pre.get(), P16 + L.mlm_w, KIO, s.dm_in.get(), M, H, H, nullptr, 0.f, st);
@@ -504,19 +509,8 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
 
   // embeddings: dropout, LayerNorm, table scatter-add (dfo/dao serve as scratch)
   dropout_apply(s.dH.get(), s.dfo.get(), sz(T, H), s.spec(-1, 0, ph), st);
-  LayerNormBackwardArgs le;
-  le.dy = s.dfo.get();
-  le.x = s.emb_sum.get();
-  le.gamma = P + L.emb_ln_g;
-  le.mean = s.emb_mean.get();
-  le.rstd = s.emb_rstd.get();
-  le.dz = s.dao.get();
-  le.dgamma = G + L.emb_ln_g;
-  le.dbeta = G + L.emb_ln_b;
-  le.scratch = s.ln_scratch.get();
-  le.rows = T;
-  le.hidden = H;
-  layernorm_backward(le, st);
+  plain_layernorm_backward(s.dfo.get(), s.emb_sum.get(), P + L.emb_ln_g, s.emb_mean.get(), s.emb_rstd.get(),
+                           s.dao.get(), G + L.emb_ln_g, G + L.emb_ln_b, s.ln_scratch.get(), T, H, st);
   embeddings_backward(s.emb_inputs(), s.dao.get(), {G + L.word_emb, G + L.pos_emb, G + L.type_emb}, H, st);
   ready(0, L.layer.empty() ? L.pool_w : L.layer.front().q_w);
 }

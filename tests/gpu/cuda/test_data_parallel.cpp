@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "tests/gpu/cuda/gpu_test.h"
+#include "tests/gpu/cuda/test_batches.h"
 #include "trainer/cuda/cuda_model.h"
 #include "trainer/cuda/data_parallel.h"
 #include "trainer/model/config.h"
@@ -38,40 +39,6 @@ class MemoryKV : public bert::dist::KVStore {
   std::condition_variable cv_;
   std::map<std::string, std::string> kv_;
 };
-
-bert::data::Batch padded_batch(int rows, int seq_len, int vocab, uint64_t seed) {
-  std::mt19937_64 g(seed);
-  bert::data::Batch b;
-  b.rows = rows;
-  b.seq_len = seq_len;
-  const int n = rows * seq_len;
-  b.input_ids.assign(n, 0);
-  b.segment_ids.assign(n, 0);
-  b.input_mask.assign(n, 0);
-  b.position_ids.assign(n, 0);
-  b.cu_seqlens.push_back(0);
-  for (int r = 0; r < rows; ++r) {
-    const int len = seq_len / 2 + static_cast<int>(g() % (seq_len / 2));
-    b.seq_row.push_back(r);
-    b.seq_first_token.push_back(r * seq_len);
-    b.seq_lengths.push_back(len);
-    b.nsp_labels.push_back(static_cast<int8_t>(g() % 2));
-    for (int i = 0; i < len; ++i) {
-      const int t = r * seq_len + i;
-      b.input_ids[t] = 1 + static_cast<int32_t>(g() % (vocab - 1));
-      b.input_mask[t] = 1;
-      b.position_ids[t] = i;
-      if (i > 0 && i % 7 == 0) {
-        b.mlm_token_index.push_back(t);
-        b.mlm_label_ids.push_back(1 + static_cast<int32_t>(g() % (vocab - 1)));
-        b.mlm_sequence.push_back(r);
-      }
-    }
-    b.num_sequences++;
-    b.cu_seqlens.push_back((r + 1) * seq_len);
-  }
-  return b;
-}
 
 struct Setup {
   bert::model::ParamLayout layout;
@@ -105,7 +72,7 @@ std::vector<float> grads_of(const Setup& s, const bert::data::Batch& b, NcclData
 
 TEST_CASE("gradient buckets tile the flat buffer; one rank's average is its own gradient") {
   Setup s;
-  const auto b = padded_batch(4, 64, 512, 1);
+  const auto b = make_batch(64, {{64}, {40}, {33}, {50}}, 512, 1);
   MemoryKV kv;
   bert::dist::ProcessInfo p;
   NcclDataParallel dp(p, kv);
@@ -130,7 +97,7 @@ TEST_CASE("two GPUs: both ranks hold the mean gradient") {
     return;
   }
   Setup s;
-  const auto b0 = padded_batch(4, 64, 512, 10), b1 = padded_batch(4, 64, 512, 11);
+  const auto b0 = make_batch(64, {{64}, {40}, {33}, {50}}, 512, 10), b1 = make_batch(64, {{20, 44}, {60}}, 512, 11);
   std::vector<float> ref0, ref1, out0, out1;
   BERT_CUDA_CHECK(cudaSetDevice(0));
   ref0 = grads_of(s, b0, nullptr, 0);

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "tests/gpu/cuda/gpu_test.h"
+#include "tests/gpu/cuda/test_batches.h"
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cuda/cuda_model.h"
 #include "trainer/cuda/lamb.h"
@@ -24,47 +25,6 @@ using namespace bert::cuda::test;
 using bert::data::Batch;
 
 namespace {
-
-// rows of seq_len tokens, each row holding the given sequence lengths back to back.
-Batch make_batch(int seq_len, const std::vector<std::vector<int>>& rows, int vocab, uint64_t seed) {
-  std::mt19937_64 g(seed);
-  Batch b;
-  b.rows = static_cast<int>(rows.size());
-  b.seq_len = seq_len;
-  const int n = b.rows * seq_len;
-  b.input_ids.assign(n, 0);
-  b.segment_ids.assign(n, 0);
-  b.input_mask.assign(n, 0);
-  b.position_ids.assign(n, 0);
-  b.cu_seqlens.push_back(0);
-  for (int r = 0; r < b.rows; ++r) {
-    int at = r * seq_len;
-    b.packed = b.packed || rows[r].size() > 1;
-    for (size_t k = 0; k < rows[r].size(); ++k) {
-      const int len = rows[r][k];
-      const int s = b.num_sequences++;
-      b.seq_row.push_back(r);
-      b.seq_first_token.push_back(at);
-      b.seq_lengths.push_back(len);
-      b.nsp_labels.push_back(static_cast<int8_t>(g() % 2));
-      for (int i = 0; i < len; ++i) {
-        b.input_ids[at + i] = 1 + static_cast<int32_t>(g() % (vocab - 1));
-        b.segment_ids[at + i] = i > len / 2 ? 1 : 0;
-        b.input_mask[at + i] = 1;
-        b.position_ids[at + i] = i;
-        if (i > 0 && g() % 100 < 15) {
-          b.mlm_token_index.push_back(at + i);
-          b.mlm_label_ids.push_back(1 + static_cast<int32_t>(g() % (vocab - 1)));
-          b.mlm_sequence.push_back(s);
-        }
-      }
-      at += len;
-      // the row's padding belongs to its last sequence (batch.h)
-      b.cu_seqlens.push_back(k + 1 == rows[r].size() ? (r + 1) * seq_len : at);
-    }
-  }
-  return b;
-}
 
 double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-12); }
 

@@ -2,56 +2,13 @@
 // device-side micro-step and loss normalisers) gives the same losses and parameters as the eager,
 // dynamic-shape step, over batches of different sequence and mask counts.
 #include "tests/gpu/cuda/gpu_test.h"
+#include "tests/gpu/cuda/test_batches.h"
 #include "trainer/cuda/train_step.h"
 #include "trainer/model/config.h"
 #include "trainer/model/init.h"
 
 using namespace bert::cuda;
 using namespace bert::cuda::test;
-
-namespace {
-
-bert::data::Batch packed_batch(int rows, int seq_len, int vocab, uint64_t seed) {
-  std::mt19937_64 g(seed);
-  bert::data::Batch b;
-  b.rows = rows;
-  b.seq_len = seq_len;
-  b.packed = true;
-  const int n = rows * seq_len;
-  b.input_ids.assign(n, 0);
-  b.segment_ids.assign(n, 0);
-  b.input_mask.assign(n, 0);
-  b.position_ids.assign(n, 0);
-  b.cu_seqlens.push_back(0);
-  for (int r = 0; r < rows; ++r) {
-    const int parts = 1 + static_cast<int>(g() % 3);
-    int at = r * seq_len;
-    for (int p = 0; p < parts; ++p) {
-      const int len = 8 + static_cast<int>(g() % (seq_len / 3 - 8));
-      const int s = b.num_sequences++;
-      b.seq_row.push_back(r);
-      b.seq_first_token.push_back(at);
-      b.seq_lengths.push_back(len);
-      b.nsp_labels.push_back(static_cast<int8_t>(g() % 2));
-      for (int i = 0; i < len; ++i) {
-        b.input_ids[at + i] = 1 + static_cast<int32_t>(g() % (vocab - 1));
-        b.input_mask[at + i] = 1;
-        b.position_ids[at + i] = i;
-        b.segment_ids[at + i] = i > len / 2;
-        if (i > 0 && g() % 100 < 15) {
-          b.mlm_token_index.push_back(at + i);
-          b.mlm_label_ids.push_back(1 + static_cast<int32_t>(g() % (vocab - 1)));
-          b.mlm_sequence.push_back(s);
-        }
-      }
-      at += len;
-      b.cu_seqlens.push_back(p + 1 == parts ? (r + 1) * seq_len : at);
-    }
-  }
-  return b;
-}
-
-}  // namespace
 
 TEST_CASE("graph-captured static-shape step == eager dynamic-shape step") {
   auto cfg = bert::model::bert_config_for_size("tiny");
@@ -60,8 +17,10 @@ TEST_CASE("graph-captured static-shape step == eager dynamic-shape step") {
   const auto layout = bert::model::make_param_layout(cfg);
   std::vector<float> params;
   bert::model::init_params(layout, 21, params);
-  std::vector<bert::data::Batch> batches = {packed_batch(4, 128, 1000, 1), packed_batch(4, 128, 1000, 2),
-                                            packed_batch(4, 128, 1000, 3)};
+  // different sequence and mask counts per batch: the static shapes pad each differently
+  std::vector<bert::data::Batch> batches = {make_batch(128, {{40, 60}, {128}, {10, 20, 30}, {99}}, 1000, 1),
+                                            make_batch(128, {{128}, {64, 64}, {33}, {1, 2, 3}}, 1000, 2),
+                                            make_batch(128, {{100}, {100}, {100}, {20, 100}}, 1000, 3)};
   CudaModelLimits lim{4, 128, 12, 0};
   for (const auto& b : batches) lim.max_masked = std::max(lim.max_masked, b.num_masked());
 
