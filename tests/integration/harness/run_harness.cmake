@@ -6,6 +6,8 @@
 #   MODE=error   exit 2, nothing on stdout, exactly one line on stderr matching EXPECT (a regex).
 #   MODE=ok      exit 0 and stdout matching EXPECT.
 #   MODE=json    exit 0 and stdout a JSON Plan whose world_size equals EXPECT.
+#   MODE=bind    the JSON Plan written to PLAN_OUT, then `BIND --plan PLAN_OUT --print BIND_ARGS` must exit 0
+#                and print EXPECT (the contract with binding/'s `bind`).
 foreach(var NEXP DATADIR EVALDIR CHECKPOINTDIR CONT LOGDIR WALLTIME SLURM_MPI_TYPE SLURM_JOB_ID SLURM_JOB_NODELIST
             MLPERF_SLURM_FIRSTNODE)
   set(ENV{${var}} "")
@@ -37,6 +39,15 @@ endif()
 if(MODE STREQUAL "ok")
   if(NOT out MATCHES "${EXPECT}")
     message(FATAL_ERROR "stdout does not match '${EXPECT}':\n${out}")
+  endif()
+  return()
+endif()
+if(MODE STREQUAL "bind")
+  file(WRITE ${PLAN_OUT} "${out}")
+  string(REPLACE "|" ";" bind_args "${BIND_ARGS}")
+  execute_process(COMMAND ${BIND} --plan ${PLAN_OUT} --print ${bind_args} RESULT_VARIABLE brc OUTPUT_VARIABLE bout ERROR_VARIABLE berr)
+  if(NOT brc EQUAL 0 OR NOT bout MATCHES "${EXPECT}")
+    message(FATAL_ERROR "bind --print (exit ${brc}) does not show '${EXPECT}':\n${bout}${berr}")
   endif()
   return()
 endif()
