@@ -31,6 +31,7 @@ class LocalKVStore final : public KVStore {
 
 std::unique_ptr<KVStore> make_kv_store(const ProcessInfo& p, const std::string& rendezvous_dir) {
   check_pmi_available(p, rendezvous_dir);
+  if (p.size == 1) return std::make_unique<LocalKVStore>();
   if (p.pmi == "pmi2") return make_pmi2_kv_store(p);
   if (p.pmi == "pmix") return make_pmix_kv_store(p);
   if (p.pmi == "file") {

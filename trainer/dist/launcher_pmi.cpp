@@ -61,7 +61,7 @@ void check_pmi_available(const ProcessInfo& p, const std::string& rendezvous_dir
     fail(p.launcher + " launch of " + ranks + " has no PMI; " + how);
   }
   if (p.pmi == "file") {
-    if (rendezvous_dir.empty())
+    if (rendezvous_dir.empty() && p.size > 1)
       fail("the file rendezvous (BERT_DIST_PMI=file / local launcher) needs a rendezvous directory "
            "(run config key rendezvous_dir) shared by all " + ranks);
     return;

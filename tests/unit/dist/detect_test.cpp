@@ -96,3 +96,28 @@ TEST_CASE("srun with a malformed SLURM_STEP_TASKS_PER_NODE") {
   env.set("SLURM_STEP_TASKS_PER_NODE", "two");
   CHECK_THROWS_WITH_AS(detect_process(), doctest::Contains("SLURM_STEP_TASKS_PER_NODE='two'"), DistError);
 }
+
+TEST_CASE("RANK/WORLD_SIZE exported by bind under srun: srun and its PMI still win") {
+  EnvGuard env;
+  env.set("SLURM_PROCID", "1").set("SLURM_NTASKS", "2").set("SLURM_LOCALID", "1").set("SLURM_STEP_ID", "3");
+  env.set("SLURM_STEP_TASKS_PER_NODE", "2").set("SLURM_MPI_TYPE", "pmi2").set("PMI_FD", "5");
+  env.set("RANK", "1").set("WORLD_SIZE", "2").set("LOCAL_RANK", "1").set("LOCAL_WORLD_SIZE", "2");
+  auto p = detect_process();
+  CHECK(p.launcher == "srun");
+  CHECK(p.pmi == "pmi2");
+
+  SUBCASE("a local launcher inside a 1-task srun step: its RANK/WORLD_SIZE disagree, local wins") {
+    env.set("SLURM_PROCID", "0").set("SLURM_NTASKS", "1").set("SLURM_LOCALID", "0").set("SLURM_STEP_TASKS_PER_NODE", "1");
+    auto q = detect_process();
+    CHECK(q.launcher == "local");
+    CHECK(q.pmi == "file");
+    CHECK(q.rank == 1);
+    CHECK(q.size == 2);
+  }
+}
+
+TEST_CASE("RANK/WORLD_SIZE under mpirun agree with OMPI_COMM_WORLD_*: mpirun wins") {
+  EnvGuard env;
+  env.set("OMPI_COMM_WORLD_RANK", "0").set("OMPI_COMM_WORLD_SIZE", "2").set("RANK", "0").set("WORLD_SIZE", "2");
+  CHECK(detect_process().launcher == "mpirun");
+}

@@ -63,6 +63,12 @@ TEST_CASE("file rendezvous without a directory") {
   env.set("RANK", "0").set("WORLD_SIZE", "2");
   auto p = detect_process();
   CHECK_THROWS_WITH_AS(make_kv_store(p, ""), doctest::Contains("rendezvous_dir"), DistError);
+  SUBCASE("one rank needs no directory") {
+    env.set("WORLD_SIZE", "1");
+    auto kv = make_kv_store(detect_process(), "");
+    kv->put("k", "v");
+    CHECK(kv->get("k", 0) == "v");
+  }
 }
 
 TEST_CASE("a single process needs no PMI") {
