@@ -86,8 +86,10 @@ Tree load_chain(const fs::path& path, std::vector<fs::path>& chain, const Loc& f
       throw ConfigError(from, "extends", msg + canon.filename().string());
     }
   }
+  const std::string key = chain.empty() ? "" : "extends";
+  if (fs::is_directory(path, ec)) throw ConfigError(from, key, "'" + path.string() + "' is a directory, not a YAML file");
   std::ifstream in(path);
-  if (!in) throw ConfigError(from, chain.empty() ? "" : "extends", "cannot read '" + path.string() + "'");
+  if (!in) throw ConfigError(from, key, "cannot read '" + path.string() + "'");
   std::stringstream ss;
   ss << in.rdbuf();
   Tree t = parse_yaml(ss.str(), path.string());

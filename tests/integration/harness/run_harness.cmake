@@ -12,6 +12,11 @@ foreach(var NEXP DATADIR EVALDIR CHECKPOINTDIR CONT LOGDIR WALLTIME SLURM_MPI_TY
             MLPERF_SLURM_FIRSTNODE)
   set(ENV{${var}} "")
 endforeach()
+if(DEFINED SETENV)  # NAME=VALUE: the one override under test
+  string(REGEX MATCH "^[^=]+" name "${SETENV}")
+  string(REGEX REPLACE "^[^=]+=" "" value "${SETENV}")
+  set(ENV{${name}} "${value}")
+endif()
 string(REPLACE "|" ";" extra "${ARGS}")
 execute_process(COMMAND ${HARNESS} run ${SYSTEM} --dry-run ${extra}
                 WORKING_DIRECTORY ${SRC} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
