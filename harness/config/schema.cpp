@@ -96,6 +96,8 @@ std::vector<SchemaEntry> make_schema() {
       integer("benchmark.synthetic.eval_samples", "512", 1, 1e9, "synthetic data: eval samples"),
       integer("benchmark.synthetic.seed", "1234", 0, 4294967295.0, "synthetic data: generator seed"),
       str("benchmark.synthetic.dir", "", "where synthetic data is made (default <output_dir>/data)"),
+      integer("benchmark.synthetic.topics", "0", 0, 1e6, "synthetic data: grammar topics (0 = bert-data's default)"),
+      integer("benchmark.synthetic.content_tokens", "0", 0, 1e7, "synthetic data: content ids the grammar uses (0 = all)"),
       integer("benchmark.vocab_size", "30522", 2, 1e7, "vocabulary size"),
       integer("benchmark.max_seq_length", "512", 8, 8192, "sequence length"),
       integer("benchmark.max_predictions_per_seq", "76", 1, 8192, "masked positions per sequence"),

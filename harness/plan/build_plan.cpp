@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
 #include "binding/binding_json.h"
 #include "container/pyxis.h"
 #include "harness/config/naming.h"
+#include "harness/config/schema.h"
 #include "slurm/hostlist.h"
 #include "slurm/launch_lines.h"
 
@@ -266,9 +268,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   std::string eval_dir = cfg.str("benchmark.data.eval_dir");
   std::string checkpoint = cfg.str("benchmark.data.checkpoint");
   bool synthetic = false;
-  for (const char* k : {"benchmark.synthetic.format", "benchmark.synthetic.shards", "benchmark.synthetic.samples_per_shard",
-                        "benchmark.synthetic.eval_samples", "benchmark.synthetic.seed", "benchmark.synthetic.dir"})
-    synthetic = synthetic || cfg.given(k);
+  for (const std::string& k : schema_children("benchmark.synthetic")) synthetic = synthetic || cfg.given("benchmark.synthetic." + k);
   if (synthetic) {
     if (in_container) fail_at(cfg, "benchmark.synthetic.dir", "synthetic data is made on the host; not with a container");
     std::string dir = cfg.str("benchmark.synthetic.dir").empty() ? ex.output_dir + "/data" : cfg.str("benchmark.synthetic.dir");
@@ -279,8 +279,15 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
     synth.argv = {host_bin + "/bert-data", "synth", "--out", dir, "--format", cfg.str("benchmark.synthetic.format"),
                   "--shards", cfg.str("benchmark.synthetic.shards"), "--samples-per-shard",
                   cfg.str("benchmark.synthetic.samples_per_shard"), "--eval-samples", cfg.str("benchmark.synthetic.eval_samples"),
-                  "--vocab", cfg.str("benchmark.vocab_size"), "--seq-len", cfg.str("benchmark.max_seq_length"), "--seed",
-                  cfg.str("benchmark.synthetic.seed")};
+                  "--vocab", cfg.str("benchmark.vocab_size"), "--seq-len", cfg.str("benchmark.max_seq_length"), "--max-pred",
+                  cfg.str("benchmark.max_predictions_per_seq"), "--seed", cfg.str("benchmark.synthetic.seed")};
+    for (const char* k : {"topics", "content_tokens"}) {
+      std::string key = std::string("benchmark.synthetic.") + k;
+      if (cfg.integer(key) == 0) continue;
+      std::string flag = std::string("--") + k;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      synth.argv.insert(synth.argv.end(), {flag, cfg.str(key)});
+    }
     synth.creates = dir;
     plan.setup.push_back(std::move(synth));
     if (train_dir.empty()) train_dir = dir + "/train";

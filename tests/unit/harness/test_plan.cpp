@@ -142,7 +142,7 @@ benchmark:
   model: tiny
   vocab_size: 1024
   max_seq_length: 128
-  synthetic: {shards: 2, samples_per_shard: 64, eval_samples: 32}
+  synthetic: {shards: 2, samples_per_shard: 64, eval_samples: 32, topics: 8}
 experiment: {nexp: 2, cache_clear: "off", output_dir: "out dir"}
 )");
   CHECK(p.launcher == "local");
@@ -154,7 +154,7 @@ experiment: {nexp: 2, cache_clear: "off", output_dir: "out dir"}
   REQUIRE(p.setup.size() == 1);
   CHECK(p.setup[0].shell() ==
         "/opt/bert/bin/bert-data synth --out 'out dir/data' --format varlength --shards 2 --samples-per-shard 64 "
-        "--eval-samples 32 --vocab 1024 --seq-len 128 --seed 1234");
+        "--eval-samples 32 --vocab 1024 --seq-len 128 --max-pred 76 --seed 1234 --topics 8");
   CHECK(p.setup[0].creates == "out dir/data");
   CHECK(p.trainer_config["data"]["train_dir"] == "out dir/data/train");
   CHECK(p.trainer_config["run"]["rendezvous_dir"] == "out dir/rendezvous");
