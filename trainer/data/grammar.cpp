@@ -7,13 +7,18 @@
 
 namespace bert::data {
 
-Grammar::Grammar(int vocab_size, int topics, uint64_t seed) : vocab_(vocab_size), topics_(topics) {
+Grammar::Grammar(int vocab_size, int topics, uint64_t seed, int content_tokens)
+    : vocab_(vocab_size), topics_(topics) {
   const int content = vocab_size - kFirstContentId;
   if (topics < 1) throw DataError(fmt::format("synth: topics {} < 1", topics));
-  if (content < 8 * topics)
-    throw DataError(fmt::format("synth: vocab size {} too small for {} topics (need >= {})", vocab_size, topics,
-                                kFirstContentId + 8 * topics));
-  group_ = content / topics;
+  if (content_tokens < 0 || content_tokens > content)
+    throw DataError(fmt::format("synth: content tokens {} outside [0, {}] for vocab size {}", content_tokens, content,
+                                vocab_size));
+  const int used = content_tokens > 0 ? content_tokens : content;
+  if (used < 8 * topics)
+    throw DataError(fmt::format("synth: {} content tokens (vocab size {}) too few for {} topics (need >= {})", used,
+                                vocab_size, topics, 8 * topics));
+  group_ = used / topics;
   std::vector<int> ids(static_cast<size_t>(content));
   std::iota(ids.begin(), ids.end(), kFirstContentId);
   Rng(std::initializer_list<uint64_t>{seed, 0x6772616d}).shuffle(ids.begin(), ids.end());

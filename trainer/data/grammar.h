@@ -1,7 +1,7 @@
 // The generative grammar behind `bert-data synth`: a Markov chain over content tokens with strong
 // local structure, so a masked token is predictable from its neighbours.
 //
-// Content ids are [first_content, vocab) (ids below are BERT's specials: 0 [PAD], 100 [UNK],
+// Content ids are [first_content, vocab), or a random subset of them (ids below are BERT's specials: 0 [PAD], 100 [UNK],
 // 101 [CLS], 102 [SEP], 103 [MASK]). They are dealt at random into `topics` cycles of G tokens. A
 // document stays in one topic; from cycle position j the next token is at j+1, j+2 or j+3 with
 // probabilities that depend on j mod 3 (so the order of steps is not exchangeable and both
@@ -21,7 +21,8 @@ inline constexpr int kFirstContentId = 104;
 
 class Grammar {
  public:
-  Grammar(int vocab_size, int topics, uint64_t seed);  // throws DataError if vocab too small
+  // `content_tokens` > 0 uses only that many content ids (fewer transitions to learn); 0 = all.
+  Grammar(int vocab_size, int topics, uint64_t seed, int content_tokens = 0);  // DataError if too small
 
   static constexpr int kSteps = 3;
   static constexpr double kJumpProb = 0.05;
@@ -36,6 +37,7 @@ class Grammar {
   int state_of(int token) const { return token_state_[token]; }  // -1: not a content token
 
   int random_state(Rng& rng) const { return static_cast<int>(rng.below(static_cast<uint64_t>(num_states()))); }
+  int random_token(Rng& rng) const { return token(random_state(rng)); }
   int random_state_in_topic(int topic, Rng& rng) const;
   int next_state(int state, Rng& rng) const;
   // P(next = to | from) for states of the same topic (0 across topics).

@@ -29,7 +29,7 @@ namespace bert::data {
 struct LoaderOptions {
   std::string dir;                  // directory of shards, or
   std::vector<std::string> files;   // explicit shard list (used when non-empty)
-  Format format = Format::varlength;  // layout the shards must have (checked per file)
+  Format format = Format::varlength;  // packed, or padded (fixed and varlength both): checked per file
   int rank = 0;
   int world_size = 1;
   int batch_size = 1;               // rows per batch (packs when packed)

@@ -67,12 +67,11 @@ void make_sample(const SynthOptions& opt, const Grammar& g, Rng& rng, SequenceSe
   cand.resize(static_cast<size_t>(num));
   std::sort(cand.begin(), cand.end());
   std::vector<int16_t> labels(static_cast<size_t>(num));
-  const int content = g.vocab_size() - kFirstContentId;
   for (int m = 0; m < num; ++m) {
     labels[m] = ids[cand[m]];
     const double u = rng.uniform();
     if (u < 0.8) ids[cand[m]] = kMaskId;
-    else if (u >= 0.9) ids[cand[m]] = static_cast<int16_t>(kFirstContentId + rng.below(static_cast<uint64_t>(content)));
+    else if (u >= 0.9) ids[cand[m]] = static_cast<int16_t>(g.random_token(rng));
   }
   out.append(ids.data(), seg.data(), len, cand.data(), labels.data(), num, is_random);
 }
@@ -101,7 +100,7 @@ void write_synth_dataset(const SynthOptions& opt, const SynthLayout& lay, void (
   check_options(opt);
   if (lay.shards < 1 || lay.samples_per_shard < 1 || lay.eval_samples < 0)
     throw DataError("synth: --shards and --samples-per-shard must be >= 1, --eval-samples >= 0");
-  const Grammar grammar(opt.vocab_size, opt.topics, opt.seed);
+  const Grammar grammar(opt.vocab_size, opt.topics, opt.seed, opt.content_tokens);
   const Limits lim{opt.vocab_size, opt.seq_len, opt.resolved_max_pred()};
   std::error_code ec;
   fs::create_directories(fs::path(lay.out_dir) / "train", ec);
@@ -130,10 +129,10 @@ void write_synth_dataset(const SynthOptions& opt, const SynthLayout& lay, void (
   std::ofstream js(fs::path(lay.out_dir) / "synth.json");
   js << fmt::format(
       "{{\"generator\": \"bert-data synth\", \"format\": \"{}\", \"vocab_size\": {}, \"max_seq_length\": {}, "
-      "\"max_predictions_per_seq\": {}, \"seed\": {}, \"topics\": {}, \"shards\": {}, \"train_sequences\": {}, "
+      "\"max_predictions_per_seq\": {}, \"seed\": {}, \"topics\": {}, \"content_tokens\": {}, \"shards\": {}, \"train_sequences\": {}, "
       "\"train_packs\": {}, \"train_tokens\": {}, \"eval_samples\": {}, \"train_dir\": \"train\", "
       "\"eval_file\": \"eval/part_eval.hdf5\"}}\n",
-      format_name(lay.format), opt.vocab_size, opt.seq_len, opt.resolved_max_pred(), opt.seed, opt.topics, lay.shards,
+      format_name(lay.format), opt.vocab_size, opt.seq_len, opt.resolved_max_pred(), opt.seed, opt.topics, grammar.num_states(), lay.shards,
       lay.shards * lay.samples_per_shard, packs, tokens, lay.eval_samples);
   if (!js) throw DataError(fmt::format("{}/synth.json: write failed", lay.out_dir));
 }
@@ -217,7 +216,7 @@ class SegmentPosterior {
 
 GrammarStats grammar_stats(const SynthOptions& opt, int64_t train_samples, int64_t eval_samples) {
   check_options(opt);
-  const Grammar g(opt.vocab_size, opt.topics, opt.seed);
+  const Grammar g(opt.vocab_size, opt.topics, opt.seed, opt.content_tokens);
   const int V = opt.vocab_size;
   const bool dense = V <= 4096;
   // Bigram counts over the training samples' original tokens.

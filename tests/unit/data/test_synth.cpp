@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <set>
 
 #include "trainer/data/synth.h"
 
@@ -96,4 +97,21 @@ TEST_CASE("synth options are checked") {
   CHECK(opt.resolved_max_pred() == 76);
   opt.seq_len = 128;
   CHECK(opt.resolved_max_pred() == 19);
+}
+
+TEST_CASE("content_tokens limits the ids the grammar uses, random replacements included") {
+  SynthOptions opt;
+  opt.content_tokens = 200;
+  const Grammar g(opt.vocab_size, opt.topics, opt.seed, opt.content_tokens);
+  CHECK(g.num_states() == 200);
+  const SequenceSet s = synth_sequences(opt, g, 0, 0, 500);
+  std::set<int> used;
+  for (int16_t id : s.input_ids)
+    if (id >= kFirstContentId) used.insert(id);
+  for (int16_t id : s.mlm_ids) used.insert(id);
+  CHECK(used.size() <= 200);
+  CHECK(used.size() > 150);
+  for (int id : used) CHECK(g.state_of(id) >= 0);
+  CHECK_THROWS_AS(Grammar(1024, 8, 1, 1000), DataError);  // more than the 920 content ids
+  CHECK_THROWS_AS(Grammar(1024, 8, 1, 40), DataError);    // fewer than 8 per topic
 }

@@ -32,6 +32,8 @@ void add_synth(CLI::App& app) {
   cmd->add_option("--max-pred", opt.max_pred, "max masked tokens per sequence (0 = 76*seq_len/512)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--topics", opt.topics, "grammar topics (cycles of tokens)")->check(CLI::PositiveNumber);
+  cmd->add_option("--content-tokens", opt.content_tokens, "content ids the grammar uses (0 = all; fewer = easier)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", opt.seed, "seed (everything is deterministic from it)");
   cmd->callback([a] {
     SynthOptions& opt = a->opt;
@@ -61,6 +63,8 @@ void add_grammar_stats(CLI::App& app) {
   cmd->add_option("--seq-len", opt.seq_len, "max sequence length")->check(CLI::Range(16, 32767));
   cmd->add_option("--max-pred", opt.max_pred, "max masked per sequence (0 = 76*seq_len/512)");
   cmd->add_option("--topics", opt.topics, "grammar topics")->check(CLI::PositiveNumber);
+  cmd->add_option("--content-tokens", opt.content_tokens, "content ids the grammar uses (0 = all)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", opt.seed, "seed");
   cmd->add_option("--train-samples", train, "samples the bigram predictor learns from")->check(CLI::PositiveNumber);
   cmd->add_option("--eval-samples", eval, "eval samples scored")->check(CLI::PositiveNumber);
@@ -68,8 +72,8 @@ void add_grammar_stats(CLI::App& app) {
     const SynthOptions& opt = a->opt;
     const int64_t train = a->train, eval = a->eval;
     const GrammarStats st = grammar_stats(opt, train, eval);
-    fmt::print("grammar-stats: vocab {}, seq_len {}, topics {}, seed {}: {} masked tokens in {} eval samples\n",
-               opt.vocab_size, opt.seq_len, opt.topics, opt.seed, st.masked, eval);
+    fmt::print("grammar-stats: vocab {}, seq_len {}, topics {}, content tokens {}, seed {}: {} masked tokens in {} eval "
+               "samples\n", opt.vocab_size, opt.seq_len, opt.topics, opt.content_tokens, opt.seed, st.masked, eval);
     fmt::print("  lengths: mean {:.1f} of {} ({:.3f}), <= seq_len/4: {:.3f}, full: {:.3f}\n", st.mean_length, opt.seq_len,
                st.mean_length / opt.seq_len, st.short_fraction, st.full_fraction);
     fmt::print("  masked-LM accuracy: oracle (true-grammar posterior) {:.4f}\n", st.oracle);
