@@ -15,7 +15,9 @@ std::string join(const std::string& prefix, const std::string& key) { return pre
 
 std::string unknown_key_message(const std::string& prefix, const std::string& key) {
   std::string msg = "unknown key '" + key + "'";
-  std::string near = closest(key, schema_children(prefix));
+  std::vector<std::string> here = schema_children(prefix);
+  if (prefix.empty()) here.insert(here.begin(), "extends");
+  std::string near = closest(key, here);
   if (!near.empty()) return msg + "; did you mean '" + join(prefix, near) + "'?";
   // The right name in the wrong place ("mpi:" at top level -> launcher.srun.mpi).
   std::vector<std::string> full;
@@ -25,7 +27,10 @@ std::string unknown_key_message(const std::string& prefix, const std::string& ke
     if (edit_distance(last, key) <= 1) return msg + "; did you mean '" + p + "'?";
   }
   std::string all;
-  for (const std::string& c : schema_children(prefix)) all += (all.empty() ? "" : ", ") + c;
+  for (const std::string& c : here) {
+    if (!all.empty()) all += ", ";
+    all += c;
+  }
   return msg + " (known here: " + all + ")";
 }
 

@@ -43,6 +43,11 @@ TEST_CASE("unknown key: the right name in the wrong place") {
   CHECK(msg.rfind("w.yaml:1:1: ", 0) == 0);
 }
 
+TEST_CASE("a misspelt extends is suggested") {
+  CHECK(error_of([] { Config::from_text("extend: base.yaml\n", "x.yaml"); }) ==
+        "x.yaml:1:1: unknown key 'extend'; did you mean 'extends'?");
+}
+
 TEST_CASE("unknown key without a near name lists the known ones") {
   std::string msg = error_of([] { Config::from_text("nodes:\n  zzzzzzzz: 1\n", "n.yaml"); });
   CHECK(msg.find("known here: count, gpus_per_node, ranks_per_node") != std::string::npos);
