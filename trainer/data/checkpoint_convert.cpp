@@ -24,8 +24,8 @@ ConvertReport convert_tf_checkpoint(const std::string& prefix, const std::string
   ConvertReport report;
   TensorMap tensors;
   for (const TfEntry& e : bundle.entries()) {
-    // DT_STRING bookkeeping (e.g. _CHECKPOINTABLE_OBJECT_GRAPH) is not a weight either.
-    if (is_optimizer_or_step(e.name) || e.dtype == 7) {
+    // Non-float entries (DT_STRING object graphs, integer counters) are bookkeeping, not weights.
+    if (is_optimizer_or_step(e.name) || e.dtype != 1) {
       bundle.bytes(e);  // still bounds- and crc-checked: a corrupt file is reported, not half-converted
       report.skipped.push_back(e.name);
       continue;

@@ -224,5 +224,14 @@ TEST_CASE("corrupt checkpoints are clear errors") {
     // the well-formed case converts: DT_FLOAT [2], size 8
     CHECK(write(std::string("\x08\x01\x12\x04\x12\x02\x08\x02\x28\x08", 10)).empty());
     CHECK(load_checkpoint_h5(tmp.file("out.h5")).at("w").values == std::vector<float>{0.f, 0.f});
+    // an int64 counter next to the weight is bookkeeping: skipped, not an error
+    std::ofstream(tmp.file("t.index"), std::ios::binary)
+        << make_table({{"", header},
+                       {"counter", std::string("\x08\x09\x12\x00\x28\x08", 6)},
+                       {"w", std::string("\x08\x01\x12\x04\x12\x02\x08\x02\x20\x08\x28\x08", 12)}});
+    std::ofstream(tmp.file("t.data-00000-of-00001"), std::ios::binary) << std::string(16, '\0');
+    const ConvertReport r = convert_tf_checkpoint(tmp.file("t"), tmp.file("out2.h5"));
+    CHECK(r.kept == std::vector<std::string>{"w"});
+    CHECK(r.skipped == std::vector<std::string>{"counter"});
   }
 }
