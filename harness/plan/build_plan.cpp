@@ -134,12 +134,19 @@ std::string absolute(const std::string& p) { return p.empty() ? p : fs::absolute
 std::string executable_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return ".";
-  fs::path dir = exe.parent_path();
-  // A build tree whose harness landed in build/bin/ (see harness/CMakeLists.txt) keeps the tools in build/.
-  if (!fs::exists(dir / "trainer", ec) && dir.filename() == "bin" && fs::exists(dir.parent_path() / "trainer", ec))
-    return dir.parent_path().string();
-  return dir.string();
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+std::string host_tool(const std::string& bin_dir, const std::string& name) {
+  if (!bin_dir.empty()) return bin_dir + "/" + name;
+  // Next to this executable; in a build tree a binary may sit in build/ or build/bin/ (see the CMakeLists).
+  fs::path dir = executable_dir();
+  std::error_code ec;
+  for (const fs::path& cand : {dir / name, dir / "bin" / name, dir.parent_path() / name}) {
+    if (cand.parent_path() == dir.parent_path() && dir.filename() != "bin") continue;
+    if (fs::exists(cand, ec) && !fs::is_directory(cand, ec)) return cand.string();
+  }
+  return (dir / name).string();
 }
 
 Plan build_plan(const Config& cfg, const BuildOptions& opts) {
@@ -262,8 +269,9 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   const bool in_container = !cfg.str("container.image").empty();
   if (in_container && plan.launcher != "srun")
     fail_at(cfg, "container.image", "containers are started through pyxis, which needs launcher.type srun (got " + plan.launcher + ")");
-  const std::string host_bin = opts.bin_dir.empty() ? executable_dir() : opts.bin_dir;
-  const std::string bin = in_container ? cfg.str("container.bin_dir") : host_bin;
+  auto tool = [&](const std::string& name) {
+    return in_container ? cfg.str("container.bin_dir") + "/" + name : host_tool(opts.bin_dir, name);
+  };
   std::string train_dir = cfg.str("benchmark.data.train_dir");
   std::string eval_dir = cfg.str("benchmark.data.eval_dir");
   std::string checkpoint = cfg.str("benchmark.data.checkpoint");
@@ -276,7 +284,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
       fail_at(cfg, "benchmark.synthetic.format", "is " + cfg.str("benchmark.synthetic.format") + " but benchmark.data.format is " +
                                                      cfg.str("benchmark.data.format"));
     Command synth;
-    synth.argv = {host_bin + "/bert-data", "synth", "--out", dir, "--format", cfg.str("benchmark.synthetic.format"),
+    synth.argv = {host_tool(opts.bin_dir, "bert-data"), "synth", "--out", dir, "--format", cfg.str("benchmark.synthetic.format"),
                   "--shards", cfg.str("benchmark.synthetic.shards"), "--samples-per-shard",
                   cfg.str("benchmark.synthetic.samples_per_shard"), "--eval-samples", cfg.str("benchmark.synthetic.eval_samples"),
                   "--vocab", cfg.str("benchmark.vocab_size"), "--seq-len", cfg.str("benchmark.max_seq_length"), "--max-pred",
@@ -368,7 +376,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   }
 
   plan.launch.argv = step;
-  for (const std::string& w : {bin + "/bind", std::string("--plan"), out_seen + "/plan.json", std::string("--"), bin + "/trainer",
+  for (const std::string& w : {tool("bind"), std::string("--plan"), out_seen + "/plan.json", std::string("--"), tool("trainer"),
                                std::string("--config"), out_seen + "/run.yaml"})
     plan.launch.argv.push_back(w);
   if (plan.launcher == "srun") plan.launch.env = plan.env;  // srun exports the caller's environment

@@ -12,7 +12,7 @@
 namespace bert::harness {
 
 struct BuildOptions {
-  std::string bin_dir;                        // host dir of bind/trainer/bert-data ("" = dir of this executable)
+  std::string bin_dir;                        // host dir of bind/trainer/bert-data ("" = found by host_tool)
   std::map<std::string, std::string> env;     // process environment (SLURM_JOB_ID, ...)
   std::function<uint64_t()> random_seed;      // seed source for seed_policy random (default: random_device)
 };
@@ -23,6 +23,9 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts);
 
 // The directory of the running executable (/proc/self/exe).
 std::string executable_dir();
+// A host tool (bind, trainer, bert-data): bin_dir/name when bin_dir is given, else found next to this
+// executable (or in bin/ below it, or one level up from a bin/ it sits in: build trees).
+std::string host_tool(const std::string& bin_dir, const std::string& name);
 
 // Resolved seeds for `policy` ("random" | "fixed:<n>" | "sequence:<base>"); throws std::invalid_argument.
 std::vector<uint64_t> resolve_seeds(const std::string& policy, int nexp, const std::function<uint64_t()>& random);

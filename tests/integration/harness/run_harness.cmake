@@ -64,9 +64,10 @@ if(MODE STREQUAL "json")
   return()
 endif()
 
-# The tools sit next to the harness binary, or one level up when it landed in build/bin/.
+# The tools sit next to the harness binary, in bin/ below it, or one level up when it is in build/bin/.
 get_filename_component(bindir ${HARNESS} DIRECTORY)
 get_filename_component(updir ${bindir} DIRECTORY)
+string(REPLACE "${bindir}/bin/" "@BIN@/" out "${out}")
 string(REPLACE "${bindir}/" "@BIN@/" out "${out}")
 if(bindir MATCHES "/bin$")
   string(REPLACE "${updir}/" "@BIN@/" out "${out}")
