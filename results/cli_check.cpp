@@ -16,8 +16,14 @@ struct CheckArgs {
   bool rcp_bypass = false, seed_bypass = false, bert_train_samples = false;
 };
 
+bool looks_like_submission(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::path(path) / "results", ec) &&
+         std::filesystem::is_directory(std::filesystem::path(path) / "systems", ec);
+}
+
 int run_check(const CheckArgs& a) {
-  if (a.package) {
+  if (a.package || looks_like_submission(a.path)) {
     PackageOptions po;
     po.ruleset = a.ruleset;
     po.rcp_bypass = a.rcp_bypass;
@@ -60,14 +66,14 @@ int run_check(const CheckArgs& a) {
 void register_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand("check", "MLPerf compliance of a BERT log, results dir or submission package");
-  cmd->add_option("path", args->path, "log file, results dir (result_*.txt) or, with --package, submitter dir")
+  cmd->add_option("path", args->path, "log file, results dir (result_*.txt) or submitter dir (systems/, results/)")
       ->required();
   cmd->add_option("--ruleset", args->ruleset, "training ruleset: 3.1.0, 4.0.0, 4.1.0 or 5.0.0")
       ->capture_default_str();
   cmd->add_flag("--json", args->json_out, "machine-readable verdicts");
   cmd->add_flag("--werror", args->werror, "treat warnings as errors");
   cmd->add_flag("--quiet", args->quiet, "suppress warnings");
-  cmd->add_flag("--package", args->package, "package checks on a submitter folder (systems/, results/)");
+  cmd->add_flag("--package", args->package, "package checks on PATH (implied when PATH has systems/ and results/)");
   cmd->add_flag("--rcp-bypass", args->rcp_bypass, "with --package: do not fail on the RCP check");
   cmd->add_flag("--seed-checker-bypass", args->seed_bypass, "with --package: skip the seed check");
   cmd->add_flag("--rcp-bert-train-samples", args->bert_train_samples,

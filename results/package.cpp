@@ -1,6 +1,5 @@
 // `harness check --package ORG_DIR`: the package checker's BERT checks — file counts, compliance of
 // every run (--werror --quiet), seeds, RCP with scaling.json, system description files.
-#include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
@@ -199,17 +198,8 @@ void check_benchmark_dir(const fs::path& org, const fs::path& bdir, const std::s
   ScoreOptions so;
   so.ruleset = opts.ruleset;
   so.rcp_bert_train_samples = opts.rcp_bert_train_samples;
-  so.write_scaling_json = true;
-  // check_rcp + scaling.json as the package checker writes it
   RcpVerdict rcp = check_rcp(bdir, so);
-  {
-    std::error_code rm;
-    fs::remove(bdir / "scaling.json", rm);
-    if (rcp.passed && rcp.submission_mean && rcp.rcp_mean && *rcp.submission_mean < *rcp.rcp_mean) {
-      std::ofstream out(bdir / "scaling.json");
-      out << "{\"scaling_factor\": " << pyjson::float_repr(rcp.normalization_factor) << "}";
-    }
-  }
+  write_scaling_json(bdir, rcp);
   const bool bypass = opts.rcp_bypass || params_rcp || params_say(bdir / "package_checker_params", "rcp-bypass");
   if (!rcp.passed && bypass &&
       (rcp.message == "RCP found" || rcp.message == "RCP Interpolation" || rcp.message.starts_with("Missing RCP"))) {

@@ -88,6 +88,15 @@ SubmissionFile read_submission(std::string_view bytes, bool use_train_samples) {
   return out;
 }
 
+namespace {
+
+std::string missing_rcp(double bs) {
+  return "Missing RCP, please submit RCP with BS = " +
+         py::str(bs == std::floor(bs) ? json(static_cast<int64_t>(bs)) : json(bs));
+}
+
+}  // namespace
+
 Decision decide(double bs, std::vector<double> samples, bool use_pruned) {
   const Table& t = bert_table();
   const auto& recs = use_pruned ? t.pruned : t.full;
@@ -116,7 +125,7 @@ Decision decide(double bs, std::vector<double> samples, bool use_pruned) {
     d.message = "RCP Interpolation";
     d.passed = eval(interpolate(bs, *below, *above));
   } else if (below) {
-    d.message = "Missing RCP, please submit RCP with BS = " + py::str(bs == std::floor(bs) ? json(static_cast<int64_t>(bs)) : json(bs));
+    d.message = missing_rcp(bs);
     d.passed = false;
   } else if (above) {
     const Record* smallest = &recs.front();
@@ -124,8 +133,7 @@ Decision decide(double bs, std::vector<double> samples, bool use_pruned) {
       if (r.bs < smallest->bs) smallest = &r;
     d.passed = eval(*smallest);
     d.message = d.passed ? "RCP not found but slower convergence on smaller batch size"
-                         : "Missing RCP, please submit RCP with BS = " +
-                               py::str(bs == std::floor(bs) ? json(static_cast<int64_t>(bs)) : json(bs));
+                         : missing_rcp(bs);
   } else {
     d.message = "Cannot find any RCPs";
   }

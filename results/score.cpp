@@ -100,6 +100,25 @@ std::optional<int64_t> first_seed(const ParsedLog& log) {
 
 }  // namespace
 
+namespace {
+// The RCP checker writes scaling.json only for a pass with a submission faster than the RCP mean.
+bool scaled(const RcpVerdict& rcp) {
+  return rcp.checked && rcp.passed && rcp.submission_mean && rcp.rcp_mean && *rcp.submission_mean < *rcp.rcp_mean;
+}
+}  // namespace
+
+double rcp_scaling_factor(const RcpVerdict& rcp) { return scaled(rcp) ? rcp.normalization_factor : 1.0; }
+
+void write_scaling_json(const std::filesystem::path& dir, const RcpVerdict& rcp) {
+  const auto file = dir / "scaling.json";
+  std::error_code ec;
+  std::filesystem::remove(file, ec);
+  if (!scaled(rcp)) return;
+  std::ofstream out(file);
+  out << "{\"scaling_factor\": " << pyjson::float_repr(rcp.normalization_factor) << "}";
+  if (!out) throw UsageError(file.string() + ": cannot be written");
+}
+
 RcpVerdict check_rcp(const std::filesystem::path& dir, const ScoreOptions& opts) {
   const auto files = result_files(dir);
   if (files.empty()) throw UsageError(dir.string() + ": no result_*.txt files");
@@ -192,19 +211,10 @@ ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptio
       r.scaling_factor = parsed.value["scaling_factor"].get<double>();
       r.notices.push_back("NOTICE: Applying scaling factor " + pyjson::float_repr(r.scaling_factor) + " to " + where);
     }
-  } else if (r.rcp.checked && r.rcp.passed && r.rcp.submission_mean && r.rcp.rcp_mean &&
-             *r.rcp.submission_mean < *r.rcp.rcp_mean) {
-    r.scaling_factor = r.rcp.normalization_factor;
+  } else {
+    r.scaling_factor = rcp_scaling_factor(r.rcp);
   }
-  if (opts.write_scaling_json && r.rcp.checked) {
-    std::error_code ec;
-    std::filesystem::remove(scaling_file, ec);
-    if (r.rcp.passed && r.rcp.submission_mean && r.rcp.rcp_mean && *r.rcp.submission_mean < *r.rcp.rcp_mean) {
-      std::ofstream out(scaling_file);
-      out << "{\"scaling_factor\": " << pyjson::float_repr(r.rcp.normalization_factor) << "}";
-      if (!out) throw UsageError(scaling_file.string() + ": cannot be written");
-    }
-  }
+  if (opts.write_scaling_json && r.rcp.checked) write_scaling_json(dir, r.rcp);
   if (r.olympic_minutes) r.score_minutes = *r.olympic_minutes * r.scaling_factor;
   return r;
 }

@@ -65,6 +65,12 @@ ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptio
 // RCP check alone (the rcp_checker on one directory).
 RcpVerdict check_rcp(const std::filesystem::path& dir, const ScoreOptions& opts);
 
+// The package checker's side effect: delete <dir>/scaling.json, then write {"scaling_factor": f}
+// when the RCP check passed with a submission mean below the RCP mean.
+void write_scaling_json(const std::filesystem::path& dir, const RcpVerdict& rcp);
+// The factor that file would hold (1.0 when it would not be written).
+double rcp_scaling_factor(const RcpVerdict& rcp);
+
 std::string format_table(const ScoreResult& r);
 json to_json(const ScoreResult& r);
 
