@@ -51,6 +51,18 @@ def ours(cli, path, ruleset):
             "warnings": sorted(m["key"] for m in j["warnings"])}
 
 
+def agree(off, our):
+    """Same verdict: a crash of the official tool must be a FAIL with a reason on our side."""
+    if "error" in our:
+        return False
+    if "crash" in off:
+        return not our["passed"] and bool(our["checker_error"])
+    same = off["passed"] == our["passed"] and off["warnings"] == our["warnings"] and not our["checker_error"]
+    if same and not off["passed"]:
+        same = off["keys"] == our["keys"] and off["unkeyed"] == our["unkeyed"]
+    return same
+
+
 def main():
     cli, make_log, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -65,21 +77,8 @@ def main():
         t_official += time.perf_counter() - t0
         our = ours(cli, path, rs)
         n += 1
-        if "error" in our:
-            mismatches.append((name, off, our))
-            continue
-        if "crash" in off:
-            verdicts["crash"] += 1
-            if our["passed"] or not our["checker_error"]:
-                mismatches.append((name, off, our))
-            continue
-        verdicts["pass" if off["passed"] else "fail"] += 1
-        same = off["passed"] == our["passed"] and off["warnings"] == our["warnings"]
-        if same and not off["passed"]:
-            same = off["keys"] == our["keys"] and off["unkeyed"] == our["unkeyed"]
-        if same and our["checker_error"]:
-            same = False
-        if not same:
+        verdicts["crash" if "crash" in off else "pass" if off["passed"] else "fail"] += 1
+        if not agree(off, our):
             mismatches.append((name, off, our))
     print(f"{n} logs: official pass {verdicts['pass']}, fail {verdicts['fail']}, crash {verdicts['crash']}; "
           f"official checker time {t_official:.1f} s")
