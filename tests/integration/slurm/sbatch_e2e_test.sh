@@ -2,7 +2,7 @@
 # End-to-end: `sbatch slurm/run.sub systems/local-slurm.yaml` on the real local cluster, tiny BERT
 # through the harness's srun launcher, results checked by our checker and the official one.
 #   sbatch_e2e_test.sh CASE HARNESS PYTHON
-# CASE: nexp2 | pmix | gres | two-node | walltime | killed-rank
+# CASE: nexp2-gres | pmix-two-node | killed-rank
 # Exits 77 (SKIPPED) when the cluster is not up (not root).
 set -uo pipefail
 case_name=$1
@@ -51,8 +51,6 @@ submit() {  # submit [sbatch options] -- [harness run options]; env NEXP etc. fr
   echo "job $jobid"
 }
 
-started_logs() { find "$out" -path '*/logs/*' -name '*.log' -exec grep -l '"key": "run_start"' {} + 2>/dev/null | sort; }
-
 results() { find "$out" -path '*/results/*' -name 'result_*.txt' 2>/dev/null | sort; }
 
 check_results() {  # check_results N: N result files, each passing our checker and the official one
@@ -69,67 +67,56 @@ check_results() {  # check_results N: N result files, each passing our checker a
 
 slurm_out() { cat "$work"/slurm-"$jobid".out; }
 
+# Short runs: the tests are about the Slurm path (run.sub, srun steps, PMI, nodes, signals), not
+# about convergence; a run that stops at max_steps still logs and must pass both checkers.
+quick=(--set benchmark.max_steps=6 --set benchmark.eval_start_samples=32 --set benchmark.eval_interval_samples=32
+       --set benchmark.num_eval_examples=128)
+
 case "$case_name" in
-  nexp2|pmix|gres)
-    case "$case_name" in
-      pmix) export SLURM_MPI_TYPE=pmix ;;
-      gres) set -- --set launcher.srun.gres_every_step=true ;;
-    esac
-    NEXP=2 submit -N1 -- "$@"
+  nexp2-gres)
+    # NEXP=2 with the system's --mpi=pmi2, and --gres=gpu:8 on every step (Inventec style)
+    # (gres_every_step takes the YAML's GPU count, 0 on this CPU-only host: extra_flags puts the same
+    # flag on every srun step)
+    NEXP=2 submit -N1 -- "${quick[@]}" --set 'launcher.srun.extra_flags=[--gres=gpu:8]'
     wait_end 600
     [ "$(state)" = COMPLETED ] || fail "job ended $(state)"
     check_results 2
-    slurm_out | grep -Eiq 'score|time.to.train' || fail "no score in the job output"
-    if [ "$case_name" = gres ]; then
-      slurm_out | grep -q -- '--gres=gpu:8' || fail "no --gres=gpu:8 on the steps"
-    fi
-    if [ "$case_name" = pmix ]; then
-      slurm_out | grep -q -- '--mpi=pmix' || fail "the steps did not use --mpi=pmix"
-    fi ;;
-  two-node)
-    NEXP=1 submit -N2 -- --set nodes.count=2
+    slurm_out | grep -q '^score' || fail "no score line in the job output"
+    for step in 'cache clear' launch; do
+      grep -E "^$step: +srun .*--gres=gpu:8" "$out/commands.log" >/dev/null || fail "$step step without --gres=gpu:8"
+    done ;;
+  pmix-two-node)
+    # SLURM_MPI_TYPE=pmix overrides the YAML; -N2: one rank on each emulated node, cache clear per node
+    SLURM_MPI_TYPE=pmix NEXP=2 submit -N2 -- "${quick[@]}" --set nodes.count=2
     wait_end 600
     [ "$(state)" = COMPLETED ] || fail "job ended $(state)"
-    check_results 1
-    f=$(results | head -1)
-    [ "$(grep -c '"key": "cache_clear"' "$f")" = 2 ] || fail "expected one cache_clear line per node (2) in $f"
-    scontrol show job "$jobid" | grep -q 'NumNodes=2' || fail "the job did not get 2 nodes" ;;
-  walltime)
-    # Once run 2 has started, cut the job's time limit to about a minute from now: Slurm then sends
-    # the run.sub --signal (B:TERM, 60 s before the limit) to the harness at its next check.
-    NEXP=2 submit -N1 --
-    deadline=$((SECONDS + 600))
-    until [ "$(started_logs | wc -l)" -ge 2 ]; do
-      [ "$SECONDS" -lt "$deadline" ] || fail "run 2 never started"
-      case "$(state)" in PENDING|RUNNING|CONFIGURING) ;; *) fail "job ended $(state) before run 2" ;; esac
-      sleep 0.5
+    scontrol show job "$jobid" | grep -q 'NumNodes=2' || fail "the job did not get 2 nodes"
+    check_results 2
+    for f in $(results); do
+      [ "$(grep -c '"key": "cache_clear"' "$f")" = 2 ] || fail "expected one cache_clear line per node (2) in $f"
     done
-    elapsed_min=$(((SECONDS - t_submit) / 60 + 1))
-    scontrol update JobId="$jobid" TimeLimit="$elapsed_min" || fail "scontrol update TimeLimit failed"
-    echo "time limit set to $elapsed_min min at $((SECONDS - t_submit)) s"
-    wait_end 300
-    check_results 1
-    last=$(started_logs | tail -1)
-    grep '"key": "run_stop"' "$last" | grep -q '"status": "aborted"' || fail "no run_stop aborted in $last" ;;
+    grep -q -- '--mpi=pmix' "$out/commands.log" || fail "the steps did not use --mpi=pmix" ;;
   killed-rank)
-    NEXP=1 submit -N1 --
+    # one rank on each of two nodes, long run; SIGKILL rank 1: srun --kill-on-bad-exit=1 must end the step
+    NEXP=1 submit -N2 -- "${quick[@]}" --set benchmark.max_steps=100000 --set nodes.count=2
     deadline=$((SECONDS + 300))
     victim=""
     while [ -z "$victim" ]; do
       for p in $(pgrep -x trainer); do
-        if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx 'SLURM_PROCID=1' &&
-           tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$jobid"; then victim=$p; fi
+        env_of=$(tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null)
+        if grep -qx 'SLURM_PROCID=1' <<<"$env_of" && grep -qx "SLURM_JOB_ID=$jobid" <<<"$env_of"; then victim=$p; fi
       done
       [ "$SECONDS" -lt "$deadline" ] || fail "never saw rank 1 of job $jobid running"
+      case "$(state)" in PENDING|RUNNING|CONFIGURING) ;; *) fail "job ended $(state) before rank 1 ran" ;; esac
       sleep 0.2
     done
-    sleep 1
+    sleep 2
     echo "killing rank 1 (pid $victim)"
     t_kill=$SECONDS
     kill -KILL "$victim"
     wait_end 120
     echo "the job ended $((SECONDS - t_kill)) s after the kill"
-    [ "$(state)" != COMPLETED ] || slurm_out | grep -Eiq 'fail|abort' || fail "the killed run was not reported as failed" ;;
+    slurm_out | grep -E '^experiment 01/1 .*failed' >/dev/null || fail "the killed run was not reported as failed" ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
 echo "PASS ($case_name)"
