@@ -1,5 +1,6 @@
 // `harness check`: one log, a results directory, or (--package) a submitter folder.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -63,6 +64,13 @@ int run_check(const CheckArgs& a) {
 
 }  // namespace
 
+void end_command(int rc) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  if (rc != 0) std::exit(rc);
+}
+
 void register_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand("check", "MLPerf compliance of a BERT log, results dir or submission package");
@@ -86,8 +94,7 @@ void register_check_command(CLI::App& app) {
       std::cerr << "harness check: " << e.what() << "\n";
       rc = 2;
     }
-    std::cout.flush();
-    if (rc != 0) throw CLI::RuntimeError(rc);
+    end_command(rc);
   });
 }
 

@@ -39,8 +39,7 @@ void register_score_command(CLI::App& app) {
       std::cerr << "harness score: " << e.what() << "\n";
       rc = 2;
     }
-    std::cout.flush();
-    if (rc != 0) throw CLI::RuntimeError(rc);
+    end_command(rc);
   });
 }
 
