@@ -101,7 +101,12 @@ def main():
                                   hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
                                   max_position_embeddings=512, type_vocab_size=2, layer_norm_eps=1e-12)
     torch.manual_seed(0)
-    model = transformers.BertForPreTraining._from_config(cfg, attn_implementation="sdpa").to(dev)
+    try:
+        model = transformers.BertForPreTraining._from_config(cfg, attn_implementation="sdpa")
+    except TypeError:  # older/newer signature: set the implementation on the config instead
+        cfg._attn_implementation = "sdpa"
+        model = transformers.BertForPreTraining(cfg)
+    model = model.to(dev)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, fused=True)
     batches = [to_tensors(torch, b, dev) for b in dump["batches"]]
