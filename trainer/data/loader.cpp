@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 #include <fmt/format.h>
+#include <future>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -52,28 +53,51 @@ struct Loader::Impl {
     cv.notify_all();
   }
 
+  // The rank's shards of epoch e in read order (indices into `shards`).
+  std::vector<int64_t> epoch_shards(int e) const {
+    std::vector<int64_t> perm(shards.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    Rng(std::initializer_list<uint64_t>{opt.seed, 0x5A4D, static_cast<uint64_t>(e)}).shuffle(perm.begin(), perm.end());
+    std::vector<int64_t> mine;
+    for (size_t k = static_cast<size_t>(opt.rank); k < perm.size(); k += static_cast<size_t>(opt.world_size))
+      mine.push_back(perm[k]);
+    return mine;
+  }
+
+  std::shared_ptr<SequenceSet> load(int64_t shard) const {
+    const std::string& path = shards[static_cast<size_t>(shard)];
+    Format layout;
+    auto set = std::make_shared<SequenceSet>(
+        read_shard(path, Limits{opt.vocab_size, opt.seq_len, opt.max_pred}, 0, -1, &layout));
+    if ((layout == Format::packed) != (opt.format == Format::packed))
+      throw DataError(fmt::format("{}: layout {}, but the run expects {} shards", path, format_name(layout),
+                                  format_name(opt.format)));
+    return set;
+  }
+
   void run() {
-    const Limits lim{opt.vocab_size, opt.seq_len, opt.max_pred};
-    const int W = opt.world_size;
     // Shard sets still referenced by the rows of the batch being filled.
     std::vector<std::shared_ptr<SequenceSet>> live;
     std::vector<RowRef> rows;
     rows.reserve(static_cast<size_t>(opt.batch_size));
+    std::vector<int64_t> mine = epoch_shards(0);
+    const size_t per_epoch = mine.size();  // the same every epoch
+    // While one shard is served, a helper thread reads the next one (a real shard takes ~0.3 s).
+    std::future<std::shared_ptr<SequenceSet>> ahead = std::async(std::launch::async, &Impl::load, this, mine[0]);
     for (int e = 0; opt.epochs == 0 || e < opt.epochs; ++e) {
-      std::vector<int64_t> perm(shards.size());
-      std::iota(perm.begin(), perm.end(), 0);
-      Rng(std::initializer_list<uint64_t>{opt.seed, 0x5A4D, static_cast<uint64_t>(e)}).shuffle(perm.begin(), perm.end());
       int64_t units_this_epoch = 0;
-      for (size_t k = static_cast<size_t>(opt.rank); k < perm.size(); k += static_cast<size_t>(W)) {
-        const std::string& path = shards[static_cast<size_t>(perm[k])];
-        Format layout;
-        auto set = std::make_shared<SequenceSet>(read_shard(path, lim, 0, -1, &layout));
-        if ((layout == Format::packed) != (opt.format == Format::packed))
-          throw DataError(fmt::format("{}: layout {}, but the run expects {} shards", path, format_name(layout),
-                                      format_name(opt.format)));
+      for (size_t k = 0; k < per_epoch; ++k) {
+        const int64_t shard = mine[k];
+        auto set = ahead.get();
+        if (k + 1 < per_epoch) {
+          ahead = std::async(std::launch::async, &Impl::load, this, mine[k + 1]);
+        } else if (opt.epochs == 0 || e + 1 < opt.epochs) {
+          mine = epoch_shards(e + 1);
+          ahead = std::async(std::launch::async, &Impl::load, this, mine[0]);
+        }
         std::vector<int64_t> order(static_cast<size_t>(set->num_packs()));
         std::iota(order.begin(), order.end(), 0);
-        Rng(std::initializer_list<uint64_t>{opt.seed, static_cast<uint64_t>(e), static_cast<uint64_t>(perm[k])})
+        Rng(std::initializer_list<uint64_t>{opt.seed, static_cast<uint64_t>(e), static_cast<uint64_t>(shard)})
             .shuffle(order.begin(), order.end());
         units_this_epoch += static_cast<int64_t>(order.size());
         live.push_back(set);
