@@ -2,7 +2,7 @@
 # End-to-end: `sbatch slurm/run.sub systems/local-slurm.yaml` on the real local cluster, tiny BERT
 # through the harness's srun launcher, results checked by our checker and the official one.
 #   sbatch_e2e_test.sh CASE HARNESS PYTHON
-# CASE: nexp2-gres | pmix-two-node | killed-rank
+# CASE: nexp2-gres | pmix-two-node | walltime | killed-rank
 # Exits 77 (SKIPPED) when the cluster is not up (not root).
 set -uo pipefail
 case_name=$1
@@ -96,6 +96,21 @@ case "$case_name" in
       [ "$(grep -c '"key": "cache_clear"' "$f")" = 2 ] || fail "expected one cache_clear line per node (2) in $f"
     done
     grep -q -- '--mpi=pmix' "$out/commands.log" || fail "the steps did not use --mpi=pmix" ;;
+  walltime)
+    # A 2-minute job whose run.sub signal (B:TERM, here 30 s before the limit) lands while the
+    # harness works through NEXP=8 short runs: the finished results must stay intact and pass both
+    # checkers, and a run that had started must end with run_stop aborted.
+    NEXP=8 submit -N1 --time=2 --signal=B:TERM@30 -- "${quick[@]}"
+    wait_end 300
+    slurm_out | grep -q 'interrupted' || fail "the harness did not report the interrupted set"
+    n=$(results | wc -l)
+    if [ "$n" -lt 1 ] || [ "$n" -ge 8 ]; then fail "expected some but not all results, found $n"; fi
+    check_results "$n"
+    last=$(find "$out/logs" -name '*_0[1-8].log' | sort | tail -1)
+    if grep -q '"key": "run_start"' "$last"; then
+      grep '"key": "run_stop"' "$last" | grep -q '"status": "aborted"' || fail "no run_stop aborted in $last"
+    fi
+    echo "interrupted after $n results; last log $(basename "$last")" ;;
   killed-rank)
     # one rank on each of two nodes, long run; SIGKILL rank 1: srun --kill-on-bad-exit=1 must end the step
     NEXP=1 submit -N2 -- "${quick[@]}" --set benchmark.max_steps=100000 --set nodes.count=2
