@@ -89,6 +89,17 @@ TEST_CASE("a rank that exits makes the others fail with a DistError, not hang") 
   fs::remove_all(dir);
 }
 
+TEST_CASE("an interface that does not exist is named in the error") {
+  EnvGuard env;
+  env.set("RANK", "0").set("WORLD_SIZE", "2").set("BERT_GLOO_IFACE", "nosuch0");
+  ProcessInfo p = detect_process();
+  fs::path dir = fs::temp_directory_path() / ("bert-gloo-iface-" + std::to_string(::getpid()));
+  auto kv = make_kv_store(p, dir.string());
+  CHECK_THROWS_WITH_AS(make_cpu_collective(p, *kv), doctest::Contains("on interface nosuch0 failed"), DistError);
+  env.set("BERT_GLOO_IFACE", std::nullopt);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("pair address lists: one entry per rank, checked on the way out") {
   std::vector<std::vector<char>> addrs = {{}, {'a', '\0', 'b'}, {'c'}};
   std::string packed = pack_addresses(addrs);
