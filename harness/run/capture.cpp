@@ -6,12 +6,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 
 namespace bert::harness {
 
 bool Captured::ok() const {
-  return started && !timed_out && WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
+  return started && !timed_out && !interrupted && WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
 }
 
 std::string Captured::describe() const {
@@ -22,11 +23,11 @@ std::string Captured::describe() const {
     size_t begin = output.rfind('\n', end);
     last = output.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
   }
-  std::string what = timed_out ? "timed out" : describe_wait_status(wait_status);
+  std::string what = interrupted ? std::string("interrupted") : timed_out ? "timed out" : describe_wait_status(wait_status);
   return last.empty() ? what : what + ": " + last;
 }
 
-Captured run_capture(const ChildSpec& spec, double timeout_s) {
+Captured run_capture(const ChildSpec& spec, double timeout_s, const SignalWatch* signals) {
   Captured c;
   Child k;
   try {
@@ -38,6 +39,7 @@ Captured run_capture(const ChildSpec& spec, double timeout_s) {
   c.started = true;
   auto t0 = std::chrono::steady_clock::now();
   bool killed = false;
+  double term_at = -1;
   while (k.out_fd >= 0 || k.err_fd >= 0 || !k.exited) {
     pollfd p[2];
     nfds_t n = 0;
@@ -60,12 +62,21 @@ Captured run_capture(const ChildSpec& spec, double timeout_s) {
     }
     reap_child(k);
     double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (signals && signals->received() && !c.interrupted && !k.exited) {
+      c.interrupted = signals->received();
+      signal_group(k, SIGTERM);
+      term_at = waited;
+    }
+    if (!killed && term_at >= 0 && waited > term_at + 5) {
+      signal_group(k, SIGKILL);
+      killed = true;
+    }
     if (!killed && waited > timeout_s) {
       c.timed_out = !k.exited;
       signal_group(k, SIGKILL);
       killed = true;
     }
-    if (killed && waited > timeout_s + 5) {  // something detached still holds the pipes
+    if (killed && waited > std::min(timeout_s, term_at >= 0 ? term_at : timeout_s) + 10) {  // something detached still holds the pipes
       for (int* fd : {&k.out_fd, &k.err_fd})
         if (*fd >= 0) { close(*fd); *fd = -1; }
       if (!k.exited) { waitpid(k.pid, &k.wait_status, 0); k.exited = true; }

@@ -57,6 +57,10 @@ std::string script(const std::vector<RunCurve>& curves, bool have_times, std::op
 PlotResult render_plots(const std::string& dir, const std::vector<RunCurve>& curves, const std::vector<RunTime>& times,
                         int dropped, std::optional<double> olympic_minutes, double target) {
   PlotResult res;
+  if (curves.empty()) {
+    res.note = "No result files to plot.";
+    return res;
+  }
   for (const auto& c : curves) {
     std::ostringstream d;
     d << "# samples eval_accuracy (run " << c.index << ")\n";

@@ -115,6 +115,7 @@ class SetRunner {
     return 2;
   }
   bool init_state();
+  void log_command(const std::string& what, const Command& c);
   bool run_setup();
   bool preflight();
   void run_experiment(ExperimentRecord& e);
@@ -133,6 +134,7 @@ class SetRunner {
   ProgressDisplay display_;
   std::vector<std::string> preflight_lines_;
   std::string config_path_;
+  double walltime_s_ = 0;
   std::string fatal_;  // set when the set cannot go on (state cannot be saved)
 };
 
@@ -141,7 +143,11 @@ int SetRunner::run() {
   if (tree_.root.empty()) return fail_usage("the plan has no experiment.output_dir");
   tree_.system = system_dir_name(plan_);
   tree_.nexp = plan_.experiment.nexp;
-  std::string err;
+  try {
+    walltime_s_ = parse_walltime_seconds(plan_.experiment.walltime);
+  } catch (const std::exception& e) {
+    return fail_usage(std::string("experiment.walltime: ") + e.what());
+  }
   if (!opts_.resume_dir.empty()) {
     try {
       state_ = load_state(tree_.root + "/state.json");
@@ -175,22 +181,29 @@ int SetRunner::run() {
   }
   config_path_ = config_path_in_launch(plan_, tree_.root);
 
-  if (!run_setup()) return 2;
-  if (!preflight()) return 2;
+  if (!run_setup() || !preflight()) {
+    if (!signals_.received()) return 2;
+    display_.print(std::string("interrupted by ") + strsignal(signals_.received()) + " before the first experiment");
+    return 128 + signals_.received();
+  }
 
   for (auto& e : state_.experiments) {
     if (is_finished(e.status)) continue;
-    if (signals_.received() || !fatal_.empty()) break;
+    if (signals_.received()) {
+      state_.interrupted = true;
+      state_.interrupt_signal = signals_.received();
+    }
+    if (state_.interrupted || !fatal_.empty()) break;
     run_experiment(e);
-    if (state_.interrupted) break;
   }
   return finish();
 }
 
 bool SetRunner::init_state() {
   if (!opts_.resume_dir.empty()) {
+    // Interrupted runs and failures before launch (e.g. a refused cache clear) are run again.
     for (auto& e : state_.experiments)
-      if (!is_finished(e.status)) e.status = ExpStatus::Pending;
+      if (!is_finished(e.status) || (e.status == ExpStatus::Failed && !e.launched)) e.status = ExpStatus::Pending;
     state_.interrupted = false;
     state_.interrupt_signal = 0;
     return true;
@@ -216,6 +229,12 @@ void SetRunner::save() {
   }
 }
 
+// commands.log: every command the executor runs, rendered as --dry-run renders the Plan's commands.
+void SetRunner::log_command(const std::string& what, const Command& c) {
+  std::ofstream out(tree_.root + "/commands.log", std::ios::app);
+  out << what << ":" << std::string(what.size() < 13 ? 13 - what.size() : 1, ' ') << c.shell() << "\n";
+}
+
 bool SetRunner::run_setup() {
   for (const auto& cmd : plan_.setup) {
     if (!cmd.creates.empty() && fs::exists(cmd.creates)) {
@@ -223,7 +242,9 @@ bool SetRunner::run_setup() {
       continue;
     }
     display_.print("setup: " + cmd.shell());
-    Captured c = run_capture({cmd.argv, cmd.env}, 3600);
+    log_command("setup", cmd);
+    Captured c = run_capture({cmd.argv, cmd.env}, 24 * 3600, &signals_);
+    if (c.interrupted) return false;
     if (!c.ok()) {
       std::cerr << c.output;
       std::cerr << "harness run: setup command failed (" << c.describe() << "): " << cmd.shell() << "\n";
@@ -235,6 +256,7 @@ bool SetRunner::run_setup() {
 
 bool SetRunner::preflight() {
   if (opts_.preflight == PreflightPolicy::Off) return true;
+  log_command("preflight", Command{preflight_command(plan_).argv, {}, ""});
   PreflightReport rep = run_preflight(plan_);
   for (const auto& n : rep.notes) {
     preflight_lines_.push_back("note: " + n);
@@ -291,6 +313,8 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
     status_line(e);
     return;
   }
+  if (plan_.experiment.cache_clear != CachePolicy::Off && !plan_.cache_clear.argv.empty())
+    log_command("cache clear", plan_.cache_clear);
   CacheClearOutcome cc = clear_caches(plan_);
   e.cache_cleared = cc.cleared;
   int werr = 0;
@@ -323,9 +347,16 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
             : plan_.launcher == "mpirun" ? RankTagStyle::Mpirun : RankTagStyle::BySource;
   }
   OutputRouter router(log_fd, ranks_fd, style, [this](const std::string& l) { display_.on_line(l); });
+  log_command("launch", plan_.launch);
+  if (style == RankTagStyle::BySource)
+    for (const auto& r : plan_.nodes.empty() ? std::vector<RankPlan>{} : plan_.nodes.front().ranks) {
+      Command env_only;
+      env_only.env = r.env;
+      log_command("  rank " + std::to_string(r.global_rank), env_only);
+    }
   StepOptions so;
   so.term_grace_s = opts_.term_grace_s;
-  so.walltime_s = parse_walltime_seconds(plan_.experiment.walltime);
+  so.walltime_s = walltime_s_;
   e.launched = true;
   StepResult step = run_step(procs, router, so, &signals_);
   ::close(log_fd);

@@ -13,6 +13,12 @@ log=$(ls "$out"/logs/*_01.log)
 head -n 1 "$log" | grep -q '"key": "cache_clear", "value": false, "metadata": {.*"node": "localhost", "reason": ' \
   || fail "no truthful cache_clear line"
 
+# Resume runs an experiment that failed before launch again (the cache clear may work now).
+"$DRIVER" --out "$out" --resume "$out" --nexp 1 --cache-policy required --cache-clear true \
+  -- "$FAKE" --config "$out/run.yaml" --step-ms 1 > "$WORK/stdout" 2> "$WORK/stderr"
+expect_rc 0 $? "resume after a refused cache clear"
+[ "$(state_field "$out" 1 status)" = converged ] || fail "experiment not run again on resume"
+
 out=$WORK/best
 "$DRIVER" --out "$out" --nexp 1 --cache-policy best-effort --cache-clear "$refuse" \
   -- "$FAKE" --config "$out/run.yaml" --step-ms 1 > "$WORK/stdout" 2> "$WORK/stderr"

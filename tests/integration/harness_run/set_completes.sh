@@ -37,4 +37,8 @@ fi
 # Not a terminal: plain progress lines, no carriage returns.
 expect_grep '^experiment 1/3: [0-9]* samples, eval accuracy ' "$WORK/stdout"
 grep -q $'\r' "$WORK/stdout" && fail "carriage returns in non-TTY output"
+# commands.log: what was executed, as --dry-run renders commands
+[ "$(grep -c '^cache clear:  sh -c sync$' "$out/commands.log")" = 3 ] || fail "cache clear not logged 3 times"
+[ "$(grep -c '^launch:       ' "$out/commands.log")" = 3 ] || fail "launch not logged 3 times"
+expect_grep '^  rank 1:     LOCAL_RANK=1 RANK=1 WORLD_SIZE=2' "$out/commands.log"
 echo PASS
