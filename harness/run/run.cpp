@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -357,6 +358,20 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   StepOptions so;
   so.term_grace_s = opts_.term_grace_s;
   so.walltime_s = walltime_s_;
+  // srun exits at SIGTERM without passing it on (its tasks run on, their output is lost); inside an
+  // allocation `scancel --signal=TERM JOBID` signals every step but the batch one: our training step.
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (plan_.launcher == "srun" && job && *job) {
+    const std::string jobid = job;
+    so.stop_ranks = [this, jobid] {
+      Command sc;
+      sc.argv = {"scancel", "--signal=TERM", jobid};
+      log_command("stop", sc);
+      Captured c = run_capture({sc.argv, {}}, 15);
+      if (!c.ok()) display_.print("warning: `" + sc.shell() + "` failed (" + c.describe() + "); sending SIGTERM to srun");
+      return c.ok();
+    };
+  }
   e.launched = true;
   StepResult step = run_step(procs, router, so, &signals_);
   ::close(log_fd);

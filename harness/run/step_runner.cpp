@@ -64,6 +64,7 @@ StepResult run_step(const std::vector<ChildSpec>& procs, OutputRouter& router, c
       res.outcome = why;
       res.message = std::move(msg);
     }
+    if (opts.stop_ranks && opts.stop_ranks()) return;
     for (auto& k : kids)
       if (!k.exited) signal_group(k, SIGTERM);
   };

@@ -2,6 +2,7 @@
 // streams output through the router, stops every process group when one fails, when a signal
 // arrives, when the log cannot be written or when the walltime is exceeded.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ enum class StepOutcome { Completed, ProcessFailed, Interrupted, LogWriteFailed, 
 struct StepOptions {
   double term_grace_s = 10;   // SIGTERM, then SIGKILL after this long
   double walltime_s = 0;      // 0 = no limit
+  // How to ask the ranks to stop when SIGTERM to the launched process groups would not reach them
+  // (srun exits on SIGTERM without forwarding it). Returns false to fall back to SIGTERM.
+  std::function<bool()> stop_ranks;
 };
 
 struct StepResult {

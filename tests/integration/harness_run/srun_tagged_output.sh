@@ -18,4 +18,39 @@ failing='echo "0: starting"; echo "srun: error: node7: task 1: Exited with exit 
 expect_rc 1 $? "srun-style failure"
 [ "$(state_field "$out" 1 failed_rank)" = 1 ] || fail "failed rank not parsed from srun's message"
 [ "$(state_field "$out" 1 exit_status)" = "exit code 3" ] || fail "status not parsed"
+
+# SIGTERM to the harness inside an allocation: srun would exit without forwarding it, so the ranks
+# are stopped with `scancel --signal=TERM $SLURM_JOB_ID` and rank 0's run_stop aborted reaches the log.
+mkdir -p "$WORK/bin"
+cat > "$WORK/bin/scancel" <<EOS
+#!/bin/sh
+echo "\$@" >> "$WORK/scancel.args"
+kill -TERM \$(cat "$WORK/pids")
+EOS
+cat > "$WORK/bin/fake_srun" <<'EOS'
+#!/bin/bash
+# like srun: ranks outside our process group, "N: " tags, exits at once on SIGTERM
+fake=$1 cfg=$2 pids=$3
+: > "$pids"
+for r in 0 1; do
+  (RANK=$r setsid "$fake" --config "$cfg" --step-ms 300 2>&1 & echo $! >> "$pids"; wait) | sed -u "s/^/$r: /" &
+done
+trap 'exit 143' TERM
+wait
+EOS
+chmod +x "$WORK/bin/scancel" "$WORK/bin/fake_srun"
+out=$WORK/stop
+SLURM_JOB_ID=4242 PATH="$WORK/bin:$PATH" "$DRIVER" --out "$out" --nexp 1 --ranks 2 --launcher srun \
+  -- fake_srun "$FAKE" "$out/run.yaml" "$WORK/pids" > "$WORK/stdout" 2> "$WORK/stderr" &
+pid=$!
+for _ in $(seq 1 200); do
+  ls "$out"/logs/*_01.log > /dev/null 2>&1 && grep -q eval_accuracy "$out"/logs/*_01.log && break
+  sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+expect_rc 143 $? "harness run (srun) after SIGTERM"
+expect_grep '^--signal=TERM 4242$' "$WORK/scancel.args"
+expect_grep '"key":"run_stop".*"status":"aborted"' "$(ls "$out"/logs/*_01.log)"
+expect_grep '^stop:         scancel --signal=TERM 4242$' "$out/commands.log"
 echo PASS
