@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   app.add_option("--config", config_path, "run config (YAML or JSON), as written by the harness")->required();
   app.add_option("--benchmark", benchmark_steps, "run N steps on in-memory batches and print throughput")
       ->check(CLI::PositiveNumber);
+  std::string save_weights;
+  app.add_option("--save-weights", save_weights, "write the final weights (checkpoint HDF5 layout) to this file");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, on_stop_signal);
   try {
     const bert::trainer::RunConfig cfg = bert::trainer::load_run_config(config_path);
-    return bert::trainer::run_trainer(cfg, {benchmark_steps});
+    return bert::trainer::run_trainer(cfg, {benchmark_steps, save_weights});
   } catch (const bert::trainer::RunConfigError& e) {
     std::fprintf(stderr, "trainer: %s\n", e.what());
   } catch (const bert::data::DataError& e) {

@@ -16,8 +16,9 @@ class Reader {
   [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& msg) const {
     const YAML::Mark m = n.Mark();
     std::string where = path_;
-    if (m.line >= 0) where += ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
-    throw RunConfigError(where + ": " + key + ": " + msg);
+    if (m.line >= 0) where.append(":").append(std::to_string(m.line + 1)).append(":").append(std::to_string(m.column + 1));
+    where.append(": ").append(key).append(": ").append(msg);
+    throw RunConfigError(where);
   }
 
   template <class T>
@@ -154,8 +155,9 @@ RunConfig load_run_config(const std::string& path) {
   } catch (const YAML::BadFile&) {
     throw RunConfigError(path + ": cannot open run config");
   } catch (const YAML::ParserException& e) {
-    throw RunConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                         ": not valid YAML: " + e.msg);
+    std::string where = path;
+    where.append(":").append(std::to_string(e.mark.line + 1)).append(":").append(std::to_string(e.mark.column + 1));
+    throw RunConfigError(where.append(": not valid YAML: ").append(e.msg));
   }
   if (!root.IsMap()) throw RunConfigError(path + ": run config must be a mapping of groups (model, data, ...)");
   RunConfig c;

@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "results/mllog.h"
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/gemm.h"
+#include "trainer/data/checkpoint_h5.h"
 #include "trainer/data/loader.h"
 #include "trainer/dist/comm.h"
 #include "trainer/eval_cadence.h"
@@ -137,6 +139,18 @@ class Stepper {
   data::Batch batch_;
 };
 
+void save_weights(const std::string& path, const model::ParamLayout& layout, const std::vector<float>& params) {
+  data::TensorMap tensors;
+  for (const model::ParamInfo& p : layout.tensors) {
+    data::Tensor t;
+    t.shape.assign(p.shape.begin(), p.shape.end());
+    t.values.assign(params.begin() + static_cast<std::ptrdiff_t>(p.offset),
+                    params.begin() + static_cast<std::ptrdiff_t>(p.offset + p.size));
+    tensors.emplace(p.name, std::move(t));
+  }
+  data::save_checkpoint_h5(path, tensors, "trainer");
+}
+
 void log_submission_and_hyperparameters(results::MLLogger& log, const RunConfig& cfg, const Stepper& s,
                                         const model::ParamLayout& layout, int world, double gbs) {
   log.event(k::kSubmissionBenchmark, "bert");
@@ -176,8 +190,10 @@ std::string eta_text(double seconds) {
 int run_benchmark(const RunConfig& cfg, const TrainOptions& opt, const model::ParamLayout& layout,
                   dist::Collective& coll) {
   Stepper stepper(cfg, layout, initial_params(layout, cfg), coll);
-  const data::Batch batch = make_synthetic_batch(cfg.batch_size, cfg.max_seq_length, cfg.max_predictions_per_seq,
-                                                 cfg.vocab_size, cfg.seed + static_cast<uint64_t>(coll.rank()));
+  // Rank r trains rows [r·B, (r+1)·B) of one global batch, so W ranks × B see what 1 rank × W·B sees.
+  const data::Batch batch = slice_rows(make_synthetic_batch(cfg.batch_size * coll.size(), cfg.max_seq_length,
+                                                            cfg.max_predictions_per_seq, cfg.vocab_size, cfg.seed),
+                                       coll.rank() * cfg.batch_size, cfg.batch_size);
   auto next = [&](data::Batch& b) {
     b = batch;
     return true;
@@ -199,6 +215,7 @@ int run_benchmark(const RunConfig& cfg, const TrainOptions& opt, const model::Pa
                 omp_get_max_threads(), opt.benchmark_steps, secs, static_cast<double>(seqs) / secs,
                 1000.0 * secs / opt.benchmark_steps, out.loss);
   std::fflush(stdout);
+  if (!opt.save_weights.empty() && coll.rank() == 0) save_weights(opt.save_weights, layout, stepper.params());
   return 0;
 }
 
@@ -226,6 +243,9 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
                      (packed ? cfg.average_packing_rate : 1.0);
   if (cfg.train_dir.empty()) throw RunConfigError("run config: data.train_dir is required for training");
   if (cfg.eval_file.empty()) throw RunConfigError("run config: data.eval_file is required for training");
+  // Only existence here: the training data itself is not read before run_start.
+  if (!std::filesystem::is_directory(cfg.train_dir))
+    throw data::DataError(cfg.train_dir + ": training data directory does not exist (data.train_dir)");
 
   Stepper stepper(cfg, layout, initial_params(layout, cfg), *coll);
   log_submission_and_hyperparameters(log, cfg, stepper, layout, world, gbs);
@@ -330,6 +350,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   const double secs = seconds_since(run_t0);
   log.event(k::kTrackedStats, {{"throughput", samples / std::max(secs, 1e-9)}}, {{"step", samples}});
   std::fflush(stdout);
+  if (!opt.save_weights.empty() && proc.rank == 0) save_weights(opt.save_weights, layout, stepper.params());
   if (proc.rank == 0)
     std::fprintf(stderr, "[trainer] run_stop %s: %s after %lld steps, %lld samples, %.1f s, last eval accuracy %s\n",
                  status.c_str(), reason.c_str(), static_cast<long long>(step), static_cast<long long>(samples), secs,

@@ -4,6 +4,7 @@
 // (aborted). `--benchmark N` runs N steps on in-memory batches instead and prints throughput.
 #pragma once
 #include <atomic>
+#include <string>
 
 #include "trainer/run_config.h"
 
@@ -11,6 +12,7 @@ namespace bert::trainer {
 
 struct TrainOptions {
   int benchmark_steps = 0;  // > 0: throughput mode, no data, no MLPerf log
+  std::string save_weights;  // rank 0 writes the final weights here (checkpoint HDF5 layout)
 };
 
 // Set by the SIGTERM/SIGINT handler: finish the current step, log run_stop aborted, exit.
