@@ -76,7 +76,8 @@ void ProgressDisplay::on_line(std::string_view line) {
   size_t evals_before = p_.evals.size();
   if (!update_progress(p_, line)) return;
   if (tty_) {
-    redraw();
+    // Redraw on a new eval, else at most 4 times a second (a trainer logs hundreds of lines at init).
+    if (p_.evals.size() != evals_before || wall_ms() - drawn_ms_ >= 250) redraw();
   } else if (p_.evals.size() != evals_before) {
     std::fprintf(out_, "experiment %d/%d: %lld samples, eval accuracy %.4f\n", k_, nexp_,
                  (long long)p_.samples, p_.accuracy);
@@ -98,6 +99,7 @@ void ProgressDisplay::redraw() {
   else
     std::snprintf(buf, sizeof(buf), "experiment %d/%d  %lld samples  elapsed %s  ETA %s", k_, nexp_,
                   (long long)p_.samples, format_duration(elapsed).c_str(), format_duration(eta).c_str());
+  drawn_ms_ = wall_ms();
   std::fprintf(out_, "\r\033[K%s", buf);
   std::fflush(out_);
   live_ = true;

@@ -47,6 +47,7 @@ class ProgressDisplay {
   double target_;
   double mean_prev_s_ = 0;
   int64_t started_ms_ = 0;
+  int64_t drawn_ms_ = 0;
   bool live_ = false;
   RunProgress p_;
 };

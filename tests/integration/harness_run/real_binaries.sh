@@ -19,6 +19,12 @@ seed=$(state_field "$out" 1 seed)
 grep -q "\"key\": \"seed\", \"value\": $seed," "$res" || fail "the trainer did not log the recorded seed $seed"
 expect_grep "\"seed\": $seed" "$out/configs/run_01.yaml"
 [ -f "$out/summary.md" ] || fail "no summary.md"
+# Official package checker on the output tree: with one run the only error may be the file count.
+"$PY" -m mlperf_logging.package_checker "$out" training 5.0.0 --log_output "$WORK/package_checker.log" \
+  > /dev/null 2>&1
+errors=$(grep '^ERROR' "$WORK/package_checker.log" | grep -v 'Incorrect number of files in dir.*found 1, expected 10')
+[ -z "$errors" ] || fail "package checker: $errors"
+grep -q 'Incorrect number of files' "$WORK/package_checker.log" || fail "package checker did not look at the results"
 
 LOGDIR=$out "$HARNESS" run "${args[@]}" --dry-run > "$WORK/dry_run" 2>&1 || fail "dry-run failed"
 n=0
