@@ -1,5 +1,7 @@
 #include "results/log_parser.h"
 
+#include <cmath>
+
 #include "results/pyvalue.h"
 
 namespace bert::results {
@@ -60,6 +62,10 @@ bool to_record(std::string_view line, size_t lineno, LogRecord& rec, std::string
   };
   json* t = field("time_ms");
   if (!t) return false;
+  if (parsed.huge_ints > 0 && t->is_number_float() && std::isinf(t->get<double>())) {
+    fatal = "OverflowError: time_ms is an integer too large to convert to float";
+    return false;
+  }
   bool value_error = false;
   auto ts = py::to_float(*t, value_error);
   if (!ts) {

@@ -28,6 +28,7 @@ struct LoadResult {
   json value;
   std::string error;  // the json.JSONDecodeError text when !ok
   bool too_deep = false;  // nesting Python would refuse with RecursionError (a crash, not a ValueError)
+  int huge_ints = 0;      // integers beyond the double range (kept as +-inf; float() of them overflows)
 };
 
 // json.loads(text) where `text` is latin-1 decoded input: every byte is one code point. Strings in

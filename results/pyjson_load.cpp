@@ -1,6 +1,7 @@
 // json.loads with Python's acceptances: NaN / Infinity / -Infinity, duplicate keys (last value wins,
 // first position kept), strict strings (no raw control characters), lone surrogates via \u escapes.
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -13,6 +14,8 @@ namespace {
 // CPython's C scanner recurses per nesting level and gives RecursionError near the interpreter's
 // limit of 1000 frames; we stop well before our own stack could suffer.
 constexpr int kMaxDepth = 900;
+// Python 3.11 refuses int() of longer digit strings with a ValueError (a decode error here).
+constexpr size_t kMaxIntDigits = 4300;
 
 struct DecodeError {
   std::string msg;
@@ -102,6 +105,8 @@ class Scanner {
       }
     }
     std::string text(s_.substr(i_, j - i_));
+    if (!is_float && text.size() - (text[0] == '-' ? 1 : 0) > kMaxIntDigits)
+      throw DecodeError{"Exceeds the limit (4300 digits) for integer string conversion", i_};
     i_ = j;
     if (!is_float) {
       int64_t iv = 0;
@@ -111,8 +116,15 @@ class Scanner {
       r = std::from_chars(text.data(), text.data() + text.size(), uv);
       if (r.ec == std::errc() && r.ptr == text.data() + text.size()) return json(uv);
     }
-    return json(std::strtod(text.c_str(), nullptr));
+    const double d = std::strtod(text.c_str(), nullptr);
+    if (!is_float && std::isinf(d)) ++huge_ints_;
+    return json(d);
   }
+
+ public:
+  int huge_ints() const { return huge_ints_; }
+
+ private:
 
   unsigned hex4(size_t at) const {
     if (at + 4 > s_.size()) throw DecodeError{"Invalid \\uXXXX escape", at};
@@ -226,15 +238,18 @@ class Scanner {
 
   std::string_view s_;
   size_t i_ = 0;
+  int huge_ints_ = 0;
 };
 
 }  // namespace
 
 LoadResult loads(std::string_view latin1_text) {
   LoadResult r;
+  Scanner sc(latin1_text);
   try {
-    r.value = Scanner(latin1_text).parse_document();
+    r.value = sc.parse_document();
     r.ok = true;
+    r.huge_ints = sc.huge_ints();
   } catch (const DecodeError& e) {
     r.error = e.msg + ": char " + std::to_string(e.pos);
   } catch (const TooDeep&) {
