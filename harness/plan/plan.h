@@ -40,6 +40,7 @@ struct NodePlan {
 };
 
 enum class CachePolicy { Required, BestEffort, Off };
+const char* cache_policy_name(CachePolicy p);  // "required" | "best-effort" | "off" (as in the YAML and plan.json)
 
 struct ExperimentPlan {
   int nexp = 1;

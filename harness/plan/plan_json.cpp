@@ -4,9 +4,8 @@
 #include "harness/plan/plan.h"
 
 namespace bert::harness {
-namespace {
 
-const char* cache_name(CachePolicy p) {
+const char* cache_policy_name(CachePolicy p) {
   switch (p) {
     case CachePolicy::Required: return "required";
     case CachePolicy::BestEffort: return "best-effort";
@@ -14,6 +13,8 @@ const char* cache_name(CachePolicy p) {
   }
   return "off";
 }
+
+namespace {
 
 CachePolicy cache_from(const std::string& s) {
   if (s == "required") return CachePolicy::Required;
@@ -49,7 +50,7 @@ json Plan::to_json() const {
   j["world_size"] = world_size;
   j["env"] = env;
   j["experiment"] = {{"nexp", experiment.nexp},
-                     {"cache_clear", cache_name(experiment.cache_clear)},
+                     {"cache_clear", cache_policy_name(experiment.cache_clear)},
                      {"cache_clear_sudo", experiment.cache_clear_sudo},
                      {"seed_policy", experiment.seed_policy},
                      {"seeds", experiment.seeds},

@@ -5,15 +5,6 @@
 namespace bert::harness {
 namespace {
 
-const char* cache_text(CachePolicy p) {
-  switch (p) {
-    case CachePolicy::Required: return "required";
-    case CachePolicy::BestEffort: return "best-effort";
-    case CachePolicy::Off: return "off";
-  }
-  return "off";
-}
-
 bool same_binding(const NodePlan& a, const NodePlan& b) {
   if (a.ranks.size() != b.ranks.size()) return false;
   for (size_t i = 0; i < a.ranks.size(); ++i) {
@@ -63,7 +54,7 @@ void print_dry_run(const Plan& p, const Config& cfg, std::ostream& os) {
   std::string seeds;
   for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
   out += fmt::format("experiment  NEXP {}, cache clear {}{}, walltime {}, output {}\n", p.experiment.nexp,
-                     cache_text(p.experiment.cache_clear), p.experiment.cache_clear_sudo ? " (sudo)" : "",
+                     cache_policy_name(p.experiment.cache_clear), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.walltime.empty() ? "none" : p.experiment.walltime, p.experiment.output_dir);
   out += fmt::format("seeds       {}: {}\n", p.experiment.seed_policy, seeds);
   for (const auto& [k, v] : p.env) out += fmt::format("env         {}={}\n", k, v);
