@@ -118,7 +118,6 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
       plan.setup.insert(plan.setup.begin(), std::move(import));
       for (const std::string& f : container::run_flags(pyxis)) step.push_back(f);
     }
-    plan.launch.env = plan.env;  // srun exports the caller's environment to the tasks
   } else if (plan.launcher == "mpirun") {
     slurm::MpirunOptions mpirun = mpirun_options(plan, cfg, ctx);
     per_node = guarded(cfg, [&] { return slurm::mpirun_per_node(mpirun); });
@@ -130,6 +129,9 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
     for (const char* w : {"sh", "-c"}) plan.cache_clear.argv.push_back(w);
     plan.cache_clear.argv.push_back(cache_clear_script(plan.experiment.cache_clear_sudo));
   }
+  // The launcher itself gets the job-wide env: srun exports it to the tasks; mpirun reads its own OMPI_*
+  // settings from it (e.g. OMPI_ALLOW_RUN_AS_ROOT) and forwards the rest with -x.
+  if (plan.launcher != "local") plan.cache_clear.env = plan.launch.env = plan.env;
   plan.launch.argv = step;
   for (const std::string& w : {tool("bind"), std::string("--plan"), out_seen + "/plan.json", std::string("--"), tool("trainer"),
                                std::string("--config"), out_seen + "/run.yaml"})

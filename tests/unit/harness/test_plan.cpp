@@ -86,7 +86,8 @@ TEST_CASE("mpirun: launch line, env forwarded with -x, cache clear one per node"
   CHECK(p.launch.shell().find("-x MASTER_ADDR=a") != std::string::npos);
   CHECK(p.launch.shell().ends_with(
       "/opt/bert/bin/bind --plan output/plan.json -- /opt/bert/bin/trainer --config output/run.yaml"));
-  CHECK(p.cache_clear.shell().starts_with("mpirun -np 2 --map-by ppr:1:node --bind-to none --host a:1,b:1"));
+  CHECK(p.cache_clear.shell().starts_with("NCCL_DEBUG=WARN mpirun -np 2 --map-by ppr:1:node --bind-to none --host a:1,b:1"));
+  CHECK(p.launch.env == std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}});  // mpirun's own environment
   CHECK(p.cache_clear.shell().ends_with("sh -c 'sync && /sbin/sysctl vm.drop_caches=3'"));
   CHECK(p.plan_file == "output/plan.json");
   CHECK(p.run_config_file == "output/run.yaml");
@@ -102,7 +103,7 @@ TEST_CASE("srun + pyxis: gres on every step, container import in setup, mounts, 
   CHECK(p.setup[0].shell() ==
         "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 --container-image=/sq/bert.sqsh --container-name=bert true");
   CHECK(p.cache_clear.shell() ==
-        "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 sh -c 'sync && sudo -n /sbin/sysctl vm.drop_caches=3'");
+        "NCCL_DEBUG=WARN srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 sh -c 'sync && sudo -n /sbin/sysctl vm.drop_caches=3'");
   CHECK(p.launch.shell() ==
         "NCCL_DEBUG=WARN srun -l --mpi=pmi2 --nodes=2 --ntasks=8 --ntasks-per-node=4 --gres=gpu:4 --kill-on-bad-exit=1 --time=12 "
         "--container-name=bert --container-mounts=/d/train:/data/train,/d/eval:/data/eval,/out:/results,"
