@@ -515,6 +515,25 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
   ready(0, L.layer.empty() ? L.pool_w : L.layer.front().q_w);
 }
 
+namespace {
+
+// Sum of the per-row losses and correct flags of `n` rows (device arrays).
+std::pair<double, int64_t> sum_rows(const Buf<float>& loss, const Buf<int32_t>& correct, int n) {
+  std::vector<float> l(static_cast<size_t>(n));
+  std::vector<int32_t> c(static_cast<size_t>(n));
+  BERT_CUDA_CHECK(cudaMemcpy(l.data(), loss.get(), l.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  BERT_CUDA_CHECK(cudaMemcpy(c.data(), correct.get(), c.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
+  double sum = 0;
+  int64_t ok = 0;
+  for (int i = 0; i < n; ++i) {
+    sum += l[static_cast<size_t>(i)];
+    ok += c[static_cast<size_t>(i)];
+  }
+  return {sum, ok};
+}
+
+}  // namespace
+
 CudaStepStats CudaModel::stats() {
   State& s = *st_;
   BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
@@ -522,28 +541,14 @@ CudaStepStats CudaModel::stats() {
   r.masked = s.M_real;
   r.sequences = s.S_real;
   if (s.M > 0) {
-    std::vector<float> loss(static_cast<size_t>(s.M));
-    std::vector<int32_t> ok(static_cast<size_t>(s.M));
-    BERT_CUDA_CHECK(cudaMemcpy(loss.data(), s.mlm_loss.get(), loss.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    BERT_CUDA_CHECK(cudaMemcpy(ok.data(), s.mlm_correct.get(), ok.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
-    double sum = 0;
-    for (int i = 0; i < s.M; ++i) {
-      sum += loss[static_cast<size_t>(i)];
-      r.mlm_correct += ok[static_cast<size_t>(i)];
-    }
+    const auto [sum, ok] = sum_rows(s.mlm_loss, s.mlm_correct, s.M);  // padded rows hold 0
     r.mlm_loss = s.M_real > 0 ? sum / s.M_real : 0.0;
+    r.mlm_correct = ok;
   }
   if (s.S > 0) {
-    std::vector<float> loss(static_cast<size_t>(s.S));
-    std::vector<int32_t> ok(static_cast<size_t>(s.S));
-    BERT_CUDA_CHECK(cudaMemcpy(loss.data(), s.nsp_loss.get(), loss.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    BERT_CUDA_CHECK(cudaMemcpy(ok.data(), s.nsp_correct.get(), ok.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
-    double sum = 0;
-    for (int i = 0; i < s.S; ++i) {
-      sum += loss[static_cast<size_t>(i)];
-      r.nsp_correct += ok[static_cast<size_t>(i)];
-    }
+    const auto [sum, ok] = sum_rows(s.nsp_loss, s.nsp_correct, s.S);
     r.nsp_loss = s.S_real > 0 ? sum / s.S_real : 0.0;
+    r.nsp_correct = ok;
   }
   r.loss = r.mlm_loss + r.nsp_loss;
   return r;
