@@ -526,8 +526,13 @@ int SetRunner::finish() {
   }
   std::ostringstream s;
   if (in.score) {
-    s << "score: " << format_minutes(in.score->score_minutes) << " (olympic mean of "
-      << in.score->runs.size() - size_t(in.score->dropped) << " compliant run(s))";
+    const size_t compliant = in.score->runs.size() - size_t(in.score->dropped);
+    s << "score: " << format_minutes(in.score->score_minutes);
+    if (in.score->score_minutes)
+      s << " (olympic mean over " << compliant << " compliant run(s))";
+    else
+      s << " (" << compliant << " compliant run(s) of " << in.score->runs.size()
+        << "; the olympic mean needs at least 3 with at most 1 dropped)";
     if (in.score->rcp.checked) s << ", RCP " << (in.score->rcp.passed ? "PASS" : "FAIL") << " (" << in.score->rcp.message << ")";
   } else {
     s << "no score: " << (in.score_error.empty() ? "no result files" : in.score_error);
