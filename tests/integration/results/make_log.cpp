@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "results/mllog.h"
 
@@ -44,21 +45,14 @@ int main(int argc, char** argv) {
   if (old_rules) log.event(key::kSubmissionPlatform, "1xEXAMPLE");
   log.event(key::kSeed, seed);
   log.event(key::kGlobalBatchSize, gbs);
-  log.event(key::kDBatchSize, gbs / 8);
-  log.event(key::kGradientAccumulationSteps, 1);
-  log.event(key::kMaxSequenceLength, 512);
-  log.event(key::kMaxPredictionsPerSeq, 76);
-  log.event(key::kOptLearningRateTrainingSteps, 7100);
-  log.event(key::kNumWarmupSteps, 0);
-  log.event(key::kOptBaseLearningRate, 0.002);
-  log.event(key::kOptLambEpsilon, 1e-06);
-  log.event(key::kOptEpsilon, 1e-06);
-  log.event(key::kOptLambBeta1, 0.6);
-  log.event(key::kOptLambBeta2, 0.7);
-  log.event(key::kOptLambWeightDecayRate, 0.1);
-  log.event(key::kOptLearningRateWarmupSteps, 0);
-  log.event(key::kOptLambLearningRateDecayPolyPower, 1.0);
-  log.event(key::kStartWarmupStep, 0);
+  const std::pair<const char*, json> hyperparameters[] = {
+      {key::kDBatchSize, gbs / 8}, {key::kGradientAccumulationSteps, 1}, {key::kMaxSequenceLength, 512},
+      {key::kMaxPredictionsPerSeq, 76}, {key::kOptLearningRateTrainingSteps, 7100}, {key::kNumWarmupSteps, 0},
+      {key::kOptBaseLearningRate, 0.002}, {key::kOptLambEpsilon, 1e-06}, {key::kOptEpsilon, 1e-06},
+      {key::kOptLambBeta1, 0.6}, {key::kOptLambBeta2, 0.7}, {key::kOptLambWeightDecayRate, 0.1},
+      {key::kOptLearningRateWarmupSteps, 0}, {key::kOptLambLearningRateDecayPolyPower, 1.0},
+      {key::kStartWarmupStep, 0}};
+  for (const auto& [k, v] : hyperparameters) log.event(k, v);
   now += static_cast<int64_t>(std::llround(init_minutes * 60000));
   log.end(key::kInitStop);
   log.start(key::kRunStart);
