@@ -145,6 +145,17 @@ class Scanner {
     std::string out;
     for (;;) {
       if (i_ >= s_.size()) throw DecodeError{"Unterminated string starting at", begin};
+      size_t run = i_;  // plain ASCII goes over in one piece
+      while (run < s_.size()) {
+        const auto b = static_cast<unsigned char>(s_[run]);
+        if (b == '"' || b == '\\' || b < 0x20 || b >= 0x80) break;
+        ++run;
+      }
+      if (run > i_) {
+        out.append(s_.data() + i_, run - i_);
+        i_ = run;
+        continue;
+      }
       const auto c = static_cast<unsigned char>(s_[i_]);
       if (c == '"') {
         ++i_;
