@@ -209,7 +209,7 @@ int run_benchmark(const RunConfig& cfg, const TrainOptions& opt, const model::Pa
   const double secs = seconds_since(t0);
   if (coll.rank() == 0)
     std::printf("benchmark: model %s (L%d H%d A%d) seq_len %d batch %d x accum %d x ranks %d, threads %d: "
-                "%d steps, %.3f s, %.1f seq/s, %.2f ms/step, last loss %.4f\n",
+                "%d steps, %.3f s, %.3g seq/s, %.2f ms/step, last loss %.4f\n",
                 cfg.model_size.c_str(), layout.config.layers, layout.config.hidden, layout.config.heads,
                 cfg.max_seq_length, cfg.batch_size, cfg.gradient_accumulation_steps, coll.size(),
                 omp_get_max_threads(), opt.benchmark_steps, secs, static_cast<double>(seqs) / secs,

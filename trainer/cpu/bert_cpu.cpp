@@ -31,6 +31,15 @@ void fit(V& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
 
+// dst[rows[i]] += src[i] for each of n rows of width h (the heads' gradients back into the tokens).
+void scatter_add_rows(const float* src, const int32_t* rows, int n, int h, float* dst) {
+  for (int i = 0; i < n; ++i) {
+    float* d = dst + static_cast<size_t>(rows[i]) * h;
+    const float* g = src + static_cast<size_t>(i) * h;
+    for (int j = 0; j < h; ++j) d[j] += g[j];
+  }
+}
+
 }  // namespace
 
 struct BertCpu::State {
@@ -61,7 +70,7 @@ const std::vector<float>& BertCpu::nsp_logits() const { return st_->nsp_logits; 
 
 namespace {
 
-void prepare_tokens(const data::Batch& b, const model::BertConfig& c, BertCpu* /*unused*/, auto& st) {
+void prepare_tokens(const data::Batch& b, const model::BertConfig& c, auto& st) {
   const int n_flat = b.rows * b.seq_len;
   auto bad = [](const std::string& m) { throw BatchError("batch: " + m); };
   if (static_cast<int>(b.seq_first_token.size()) != b.num_sequences ||
@@ -121,7 +130,7 @@ void prepare_tokens(const data::Batch& b, const model::BertConfig& c, BertCpu* /
 StepStats BertCpu::forward(const data::Batch& b, const float* P, const DropoutContext& d) {
   const model::BertConfig& c = layout_.config;
   State& st = *st_;
-  prepare_tokens(b, c, this, st);
+  prepare_tokens(b, c, st);
   const int T = st.T, H = c.hidden, I = c.intermediate, S = st.S, M = st.M;
   const size_t TH = static_cast<size_t>(T) * H, TI = static_cast<size_t>(T) * I;
   st.dropout = d.enabled;
@@ -235,11 +244,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     gelu_backward(st.mlm_pre.data(), dact.data(), dpre.data(), MH);
     linear_backward(st.mlm_in.data(), P + layout_.mlm_w, dpre.data(), din.data(), G + layout_.mlm_w,
                     G + layout_.mlm_b, M, H, H);
-    for (int m = 0; m < M; ++m) {
-      float* row = st.dx.data() + static_cast<size_t>(st.mlm_row[m]) * H;
-      const float* g = din.data() + static_cast<size_t>(m) * H;
-      for (int j = 0; j < H; ++j) row[j] += g[j];
-    }
+    scatter_add_rows(din.data(), st.mlm_row.data(), M, H, st.dx.data());
   }
   // NSP head + pooler.
   if (S > 0) {
@@ -253,11 +258,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     for (size_t i = 0; i < SH; ++i) dpool[i] *= 1.0f - st.pooled[i] * st.pooled[i];
     linear_backward(st.cls_in.data(), P + layout_.pool_w, dpool.data(), din.data(), G + layout_.pool_w,
                     G + layout_.pool_b, S, H, H);
-    for (int s = 0; s < S; ++s) {
-      float* row = st.dx.data() + static_cast<size_t>(st.start[s]) * H;
-      const float* g = din.data() + static_cast<size_t>(s) * H;
-      for (int j = 0; j < H; ++j) row[j] += g[j];
-    }
+    scatter_add_rows(din.data(), st.start.data(), S, H, st.dx.data());
   }
 
   AttentionShape ash{c.heads, c.head_dim(), st.seq_len, st.start.data(), st.first_flat.data(), S, st.prob_off.data()};

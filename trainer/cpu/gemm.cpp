@@ -1,14 +1,42 @@
 #include "trainer/cpu/gemm.h"
 
 #include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
 
 namespace bert::cpu {
 
+namespace {
+
+void blas(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+          float beta, float* c, int ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
+              lda, b, ldb, beta, c, ldc);
+}
+
+}  // namespace
+
+// OpenBLAS runs single-threaded inside each OpenMP thread, on a block of C's rows: one thread pool
+// (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's own), which made a
+// 2-core run several times slower.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
-              lda, b, ldb, beta, c, ldc);
+  const int threads = omp_get_max_threads();
+  if (threads == 1 || m < 64 || static_cast<long>(m) * n * k < (1L << 18)) {
+    blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  const int blocks = std::min(threads, m / 32);
+  const int per = (m + blocks - 1) / blocks;
+#pragma omp parallel for schedule(static) num_threads(blocks)
+  for (int i = 0; i < blocks; ++i) {
+    const int r0 = i * per, rows = std::min(per, m - r0);
+    if (rows <= 0) continue;
+    const float* ai = ta ? a + r0 : a + static_cast<size_t>(r0) * lda;
+    blas(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
+  }
 }
 
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
@@ -25,6 +53,6 @@ void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a
     }
 }
 
-void set_blas_threads(int n) { openblas_set_num_threads(n); }
+void set_blas_threads(int /*n*/) { openblas_set_num_threads(1); }
 
 }  // namespace bert::cpu

@@ -9,7 +9,8 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc);
 
-// Threads OpenBLAS may use for one call (GEMMs run outside OpenMP regions).
+// gemm() splits C's rows over the OpenMP threads and runs OpenBLAS single-threaded in each; this
+// pins OpenBLAS's own pool to one thread (call once at startup).
 void set_blas_threads(int n);
 
 }  // namespace bert::cpu
