@@ -1,8 +1,10 @@
 // Tiny BERT trained on the synthetic (learnable) dataset of trainer/data follows the CPU trainer's
 // trajectory on the GPU: the same batches, initial weights, dropout streams and LAMB schedule on
 // both backends (CPU: BertCpu + optim::Lamb; GPU: CudaTrainStep replaying its CUDA graph). Both must
-// learn (train loss falls; on the CPU it went 7.65 -> 7.53 in the first 70 steps, measured on the
-// build machine), end at the same train loss within 3% and the same eval MLM accuracy within 0.03.
+// learn and agree: measured for the CPU on the build machine, the train loss goes 7.650 -> 7.498 over
+// the 300 steps and eval MLM accuracy 0.001 -> 0.019 (300 steps is early training for this grammar;
+// the point is the shared trajectory). Checks: loss falls by > 0.05 and accuracy > 0.01 on both,
+// final losses within 3%, accuracies within 0.03 absolute.
 #include <algorithm>
 
 #include "tests/gpu/cuda/gpu_test.h"
@@ -103,8 +105,10 @@ TEST_CASE("tiny BERT on synthetic data: GPU training tracks the CPU trainer") {
   MESSAGE("train loss CPU " << cpu_first << " -> " << cpu_last << ", GPU " << gpu_first << " -> " << gpu_last
                             << "; eval MLM accuracy CPU " << cpu_acc << ", GPU " << gpu_acc);
   CHECK(gpu.graph_captured());
-  CHECK(cpu_last < cpu_first - 0.1);
-  CHECK(gpu_last < gpu_first - 0.1);
+  CHECK(cpu_last < cpu_first - 0.05);
+  CHECK(gpu_last < gpu_first - 0.05);
+  CHECK(cpu_acc > 0.01);
+  CHECK(gpu_acc > 0.01);
   CHECK(std::abs(gpu_first - cpu_first) < 0.02 * cpu_first);
   CHECK(std::abs(gpu_last - cpu_last) < 0.03 * cpu_last);
   CHECK(std::abs(gpu_acc - cpu_acc) < 0.03);
