@@ -21,8 +21,8 @@ logging.disable(logging.CRITICAL)
 REL = 1e-9
 
 
-def run(samples, minutes, status="success", accuracy=0.7213):
-    return dict(samples=samples, minutes=minutes, status=status, accuracy=accuracy)
+def run(samples, minutes, status="success", accuracy=0.7213, train_samples=None):
+    return dict(samples=samples, minutes=minutes, status=status, accuracy=accuracy, train_samples=train_samples)
 
 
 def failed_run(samples=3000000):
@@ -51,6 +51,9 @@ def sets():
     yield "found_6144_scaled", "4.1.0", 6144, spread(rng, 3260000, 20000)
     yield "all_pass_3_1", "3.1.0", 3072, spread(rng, 2700000, 70000)
     yield "all_pass_4_0", "4.0.0", 8192, spread(rng, 4000000, 70000)
+    # --bert-train-samples: the RCP takes the train_samples line (here 300k more than the last eval)
+    yield "train_samples_1536", "5.0.0", 1536, [dict(r, train_samples=r["samples"] + 300000)
+                                                for r in spread(rng, 2450000, 30000)]
 
 
 def make_set(make_log, d, ruleset, gbs, runs):
@@ -59,19 +62,21 @@ def make_set(make_log, d, ruleset, gbs, runs):
         args = [make_log, "--ruleset", ruleset, "--gbs", str(gbs[i] if isinstance(gbs, list) else gbs), "--seed", str(1000 + i),
                 "--samples", str(r["samples"]), "--minutes", str(r["minutes"]), "--status", r["status"],
                 "--accuracy", str(r["accuracy"]), "--start-ms", str(1700000000000 + i * 10**7)]
+        if r.get("train_samples") is not None:
+            args += ["--train-samples", str(r["train_samples"])]
         with open(os.path.join(d, f"result_{i}.txt"), "wb") as f:
             subprocess.run(args, check=True, stdout=f)
 
 
-def official(d, ruleset):
+def official(d, ruleset, train_samples=False):
     out = {}
     with contextlib.redirect_stdout(io.StringIO()):
         try:
-            ok, msg, norm = rcp_checker.check_directory(d, "training", ruleset, False, False, rcp_file=None,
+            ok, msg, norm = rcp_checker.check_directory(d, "training", ruleset, False, train_samples, rcp_file=None,
                                                         rcp_pass="pruned_rcps", rcp_bypass=False, set_scaling=True)
             out.update(rcp_passed=ok, rcp_message=msg, norm=norm)
             files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("result_"))
-            bs, epochs, _ = rcp_checker.get_submission_epochs(files, ruleset, False)
+            bs, epochs, _ = rcp_checker.get_submission_epochs(files, ruleset, train_samples)
             if epochs is not None:
                 epochs.sort()
                 out["subm_mean"] = float(np.mean(epochs[1:len(epochs) - 1]))
@@ -104,9 +109,11 @@ def main():
     for name, ruleset, gbs, runs in sets():
         d = os.path.join(work, name)
         make_set(make_log, d, ruleset, gbs, runs)
-        our = ours(cli, d, ruleset)  # scaling from the RCP normalization (package checker + summarizer)
-        off = official(d, ruleset)   # writes scaling.json like the package checker
-        our_file = ours(cli, d, ruleset, ["--scaling-json"])  # the bare summarizer on that scaling.json
+        ts = name.startswith("train_samples")
+        flag = ["--bert-train-samples"] if ts else []
+        our = ours(cli, d, ruleset, flag)  # scaling from the RCP normalization (package checker + summarizer)
+        off = official(d, ruleset, ts)     # writes scaling.json like the package checker
+        our_file = ours(cli, d, ruleset, ["--scaling-json", *flag])  # the bare summarizer on that scaling.json
         problems = []
         if "rcp_crash" in off:
             if our["rcp"]["passed"] or our["rcp"]["summary"] != "Unknown state":

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   CLI::App app{"synthetic BERT MLPerf log"};
   std::string ruleset = "5.0.0", division = "closed", status = "success";
   int64_t gbs = 1536, seed = 1234, samples = 2500000, start_ms = 1700000000000, eval_every = 150000;
+  int64_t train_samples = -1;
   double minutes = 5.0, init_minutes = 2.0, accuracy = 0.7213;
   app.add_option("--ruleset", ruleset);
   app.add_option("--division", division);
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed);
   app.add_option("--samples", samples, "samples trained when run_stop is logged (last eval point)");
   app.add_option("--eval-every", eval_every);
+  app.add_option("--train-samples", train_samples, "value of the train_samples line (default: --samples)");
   app.add_option("--start-ms", start_ms);
   app.add_option("--minutes", minutes, "run_start to run_stop");
   app.add_option("--init-minutes", init_minutes, "init_start to init_stop");
@@ -72,7 +74,7 @@ int main(int argc, char** argv) {
   now = run_start + run_ms;
   log.end(key::kBlockStop, nullptr, json{{key::kFirstEpochNum, 0}});
   log.end(key::kEpochStop, nullptr, json{{key::kEpochNum, samples}});
-  log.event(key::kTrainSamples, samples);
+  log.event(key::kTrainSamples, train_samples < 0 ? samples : train_samples);
   log.event(key::kEvalSamples, 10000);
   log.end(key::kRunStop, nullptr, json{{key::kStatus, status}});
   return 0;
