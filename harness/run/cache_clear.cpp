@@ -40,7 +40,9 @@ CacheClearOutcome clear_caches(const Plan& plan, double timeout_s) {
   } else if (plan.cache_clear.argv.empty()) {
     out.reason = "the plan has no cache clear command";
   } else {
-    Captured c = run_capture({plan.cache_clear.argv, plan.cache_clear.env}, timeout_s);
+    ChildSpec spec{plan.cache_clear.argv, plan.env};  // the job-wide env applies to every command
+    for (const auto& [k, v] : plan.cache_clear.env) spec.env[k] = v;
+    Captured c = run_capture(spec, timeout_s);
     all = c.ok();
     if (!all) out.reason = "`" + plan.cache_clear.shell() + "` failed: " + c.describe();
   }

@@ -16,6 +16,23 @@ enum class RankTagStyle { BySource, Srun, Mpirun };
 // Returns the rank a tagged line belongs to and strips the tag, or -1 (untagged, line unchanged).
 int strip_rank_tag(RankTagStyle style, std::string& line);
 
+// Open MPI's --tag-output prefixes every fragment it forwards, so a line a rank wrote in pieces
+// arrives with tags inside it ('..."POINT_IN_TIME", [1,0]<stdout>:"key": ...'). This reassembles
+// whole lines per rank from the byte stream; text outside any tag (mpirun's own) has rank -1.
+class MpirunDemux {
+ public:
+  explicit MpirunDemux(std::function<void(int rank, std::string line)> on_line);
+  void feed(std::string_view data);
+  void finish();
+
+ private:
+  void deliver(std::string_view text);
+  std::function<void(int, std::string)> on_line_;
+  std::string pending_;                     // bytes that may start a tag cut by a read boundary
+  std::pair<int, int> cur_{-1, 0};          // (rank, stream) of the text being read
+  std::map<std::pair<int, int>, std::string> partial_;
+};
+
 class OutputRouter {
  public:
   // Fds are not owned; ranks_fd may be -1 (other ranks' output dropped).
@@ -32,11 +49,13 @@ class OutputRouter {
 
  private:
   void route(int source, std::string line);
+  void route_rank(int rank, const std::string& line);
   void write_main(const std::string& line);
   int main_fd_, ranks_fd_;
   RankTagStyle style_;
   std::function<void(const std::string&)> on_rank0_;
   std::map<int, std::string> partial_;  // key: source * 4 + stream
+  std::map<int, MpirunDemux> demux_;     // Mpirun style, same key
   int main_errno_ = 0;
   long long main_bytes_ = 0;
 };

@@ -37,16 +37,27 @@ grep -H -e '^Name:' -e '^PPid:' -e '^Cpus_allowed_list:' /proc/[0-9]*/status 2>/
 ChildSpec preflight_command(const Plan& plan) {
   const std::string script = preflight_probe_script();
   const int n = std::max(1, int(plan.nodes.size()));
+  // The plan's one-task-per-node prefix (its cache clear is `<prefix> sh -c <script>`) carries the
+  // site's launcher flags; add the per-task output tags.
+  const auto& cc = plan.cache_clear.argv;
+  if (plan.launcher != "local" && cc.size() > 3 && cc[cc.size() - 3] == "sh" && cc[cc.size() - 2] == "-c") {
+    ChildSpec spec{std::vector<std::string>(cc.begin(), cc.end() - 3), plan.env};
+    for (const auto& [k, v] : plan.cache_clear.env) spec.env[k] = v;
+    spec.argv.push_back(plan.launcher == "srun" ? "-l" : "--tag-output");
+    for (const char* w : {"sh", "-c"}) spec.argv.push_back(w);
+    spec.argv.push_back(script);
+    return spec;
+  }
   if (plan.launcher == "srun")
     return {{"srun", "--nodes=" + std::to_string(n), "--ntasks=" + std::to_string(n), "--ntasks-per-node=1", "-l",
-             "sh", "-c", script}, {}};
+             "sh", "-c", script}, plan.env};
   if (plan.launcher == "mpirun") {
     std::string hosts;
     for (const auto& node : plan.nodes) hosts += (hosts.empty() ? "" : ",") + node.hostname;
     return {{"mpirun", "--host", hosts, "-np", std::to_string(n), "--map-by", "ppr:1:node", "--tag-output", "sh",
-             "-c", script}, {}};
+             "-c", script}, plan.env};
   }
-  return {{"sh", "-c", script}, {}};
+  return {{"sh", "-c", script}, plan.env};
 }
 
 std::vector<std::string> split_probe_output(const Plan& plan, const std::string& output) {
@@ -54,12 +65,18 @@ std::vector<std::string> split_probe_output(const Plan& plan, const std::string&
   std::vector<std::string> per_node(n);
   RankTagStyle style = plan.launcher == "srun" ? RankTagStyle::Srun
                        : plan.launcher == "mpirun" ? RankTagStyle::Mpirun : RankTagStyle::BySource;
+  auto add = [&](int task, const std::string& line) {
+    if (task >= 0 && size_t(task) < n) per_node[size_t(task)] += line + "\n";
+  };
+  if (style == RankTagStyle::Mpirun) {
+    MpirunDemux d(add);
+    d.feed(output);
+    d.finish();
+    return per_node;
+  }
   std::istringstream in(output);
   std::string line;
-  while (std::getline(in, line)) {
-    int task = style == RankTagStyle::BySource ? 0 : strip_rank_tag(style, line);
-    if (task >= 0 && size_t(task) < n) per_node[size_t(task)] += line + "\n";
-  }
+  while (std::getline(in, line)) add(style == RankTagStyle::BySource ? 0 : strip_rank_tag(style, line), line);
   return per_node;
 }
 

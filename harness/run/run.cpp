@@ -244,7 +244,9 @@ bool SetRunner::run_setup() {
     }
     display_.print("setup: " + cmd.shell());
     log_command("setup", cmd);
-    Captured c = run_capture({cmd.argv, cmd.env}, 24 * 3600, &signals_);
+    ChildSpec spec{cmd.argv, plan_.env};
+    for (const auto& [k, v] : cmd.env) spec.env[k] = v;
+    Captured c = run_capture(spec, 24 * 3600, &signals_);
     if (c.interrupted) return false;
     if (!c.ok()) {
       std::cerr << c.output;
@@ -257,7 +259,8 @@ bool SetRunner::run_setup() {
 
 bool SetRunner::preflight() {
   if (opts_.preflight == PreflightPolicy::Off) return true;
-  log_command("preflight", Command{preflight_command(plan_).argv, {}, ""});
+  ChildSpec probe = preflight_command(plan_);
+  log_command("preflight", Command{probe.argv, {}, ""});
   PreflightReport rep = run_preflight(plan_);
   for (const auto& n : rep.notes) {
     preflight_lines_.push_back("note: " + n);
