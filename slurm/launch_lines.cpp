@@ -50,6 +50,8 @@ std::vector<std::string> srun_step(const SrunOptions& o) {
   a.insert(a.begin() + 1, "--mpi=" + o.mpi);
   if (o.label) a.insert(a.begin() + 1, "-l");
   if (o.kill_on_bad_exit) a.push_back("--kill-on-bad-exit=1");
+  // Our `bind` places each rank; Slurm's own task binding would shrink the allowed set under it.
+  a.push_back("--cpu-bind=none");
   if (!o.time.empty()) a.push_back("--time=" + o.time);
   a.insert(a.end(), o.extra_flags.begin(), o.extra_flags.end());
   return a;

@@ -59,7 +59,7 @@ check_results() {  # check_results N: N result files, each passing our checker a
   [ "${#files[@]}" = "$n" ] || fail "expected $n result files, found ${#files[@]}: ${files[*]}"
   "$harness" check "$(dirname "${files[0]}")" || fail "harness check rejected the results"
   for f in "${files[@]}"; do
-    "$python" -m mlperf_logging.compliance_checker --usage training --ruleset 5.0.0 "$f" >"$work/official.txt" 2>&1 ||
+    "$python" -m mlperf_logging.compliance_checker --usage training --ruleset 5.0.0 --log_output "$work/cc.log" "$f" >"$work/official.txt" 2>&1 ||
       { cat "$work/official.txt"; fail "official checker rejected $f"; }
   done
   echo "results: ${#files[@]} files pass both checkers"

@@ -22,7 +22,7 @@ for seed in "$@"; do
   acc=$(grep '"key": "eval_accuracy"' "$log" | tail -1 | sed 's/.*"value": \([0-9.]*\).*/\1/')
   echo "seed $seed: status $status, $samples samples, last accuracy $acc, ${secs}s"
   [ "$status" = success ] || { tail -3 "$WORK/stderr_$seed" >&2; fail "seed $seed did not reach the target"; }
-  "$PYTHON" -m mlperf_logging.compliance_checker --usage training --ruleset 5.0.0 "$log" > "$WORK/check_$seed" 2>&1 \
+  "$PYTHON" -m mlperf_logging.compliance_checker --usage training --ruleset 5.0.0 --log_output "$WORK/cc_$seed.log" "$log" > "$WORK/check_$seed" 2>&1 \
     || { cat "$WORK/check_$seed" >&2; fail "seed $seed: official compliance checker rejected the log"; }
   grep -q SUCCESS "$WORK/check_$seed" || { cat "$WORK/check_$seed" >&2; fail "seed $seed: checker did not report success"; }
 done

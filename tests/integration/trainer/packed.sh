@@ -15,6 +15,6 @@ grep -q '"key": "global_batch_size", "value": 16,' "$WORK/log" || fail "GBS must
 samples=$(grep '"key": "train_samples"' "$WORK/log" | sed 's/.*"value": \([0-9]*\).*/\1/')
 [ "$samples" -gt 48 ] || fail "6 steps x 8 packs must hold more than 48 sequences (got $samples)"
 [ "$(grep -c '"key": "eval_accuracy"' "$WORK/log")" -ge 1 ] || fail "no eval"
-"$PYTHON" -m mlperf_logging.compliance_checker --usage training --ruleset 5.0.0 "$WORK/log" > "$WORK/check" 2>&1 \
+"$PYTHON" -m mlperf_logging.compliance_checker --usage training --ruleset 5.0.0 --log_output "$WORK/cc.log" "$WORK/log" > "$WORK/check" 2>&1 \
   || { cat "$WORK/check" >&2; fail "official checker rejected the packed run's log"; }
 echo "ok: packed data, $samples sequences in 6 steps of 8 packs; log compliant"

@@ -105,7 +105,7 @@ TEST_CASE("srun + pyxis: gres on every step, container import in setup, mounts, 
   CHECK(p.cache_clear.shell() ==
         "NCCL_DEBUG=WARN srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 sh -c 'sync && sudo -n /sbin/sysctl vm.drop_caches=3'");
   CHECK(p.launch.shell() ==
-        "NCCL_DEBUG=WARN srun -l --mpi=pmi2 --nodes=2 --ntasks=8 --ntasks-per-node=4 --gres=gpu:4 --kill-on-bad-exit=1 --time=12 "
+        "NCCL_DEBUG=WARN srun -l --mpi=pmi2 --nodes=2 --ntasks=8 --ntasks-per-node=4 --gres=gpu:4 --kill-on-bad-exit=1 --cpu-bind=none --time=12 "
         "--container-name=bert --container-mounts=/d/train:/data/train,/d/eval:/data/eval,/out:/results,"
         "/dev/infiniband:/dev/infiniband --container-workdir=/workspace/bert --no-container-mount-home "
         "--container-remap-root /usr/local/bin/bind --plan /results/plan.json -- /usr/local/bin/trainer --config /results/run.yaml");

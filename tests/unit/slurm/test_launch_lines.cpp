@@ -17,14 +17,15 @@ TEST_CASE("srun training step: run.sub's flags") {
   o.mpi = "pmi2";
   o.nodes = 2;
   o.tasks_per_node = 8;
-  CHECK(joined(srun_step(o)) == "srun -l --mpi=pmi2 --nodes=2 --ntasks=16 --ntasks-per-node=8 --kill-on-bad-exit=1");
+  CHECK(joined(srun_step(o)) == "srun -l --mpi=pmi2 --nodes=2 --ntasks=16 --ntasks-per-node=8 --kill-on-bad-exit=1 --cpu-bind=none");
   o.gres_gpus = 8;
   o.time = "12";
   o.label = false;
   o.kill_on_bad_exit = false;
   o.extra_flags = {"--exclusive", "--network=sharp"};
   CHECK(joined(srun_step(o)) ==
-        "srun --mpi=pmi2 --nodes=2 --ntasks=16 --ntasks-per-node=8 --gres=gpu:8 --time=12 --exclusive --network=sharp");
+        "srun --mpi=pmi2 --nodes=2 --ntasks=16 --ntasks-per-node=8 --gres=gpu:8 --cpu-bind=none --time=12 --exclusive "
+        "--network=sharp");
 }
 
 TEST_CASE("srun one task per node keeps gres but has no --mpi, -l or --time") {
