@@ -29,7 +29,7 @@ std::string quoted(const std::string& s) { return "'" + s + "'"; }
 std::string script(const std::vector<RunCurve>& curves, bool have_times, std::optional<double> olympic,
                    double target, const std::string& term, const std::string& ext) {
   std::ostringstream g;
-  g << "set terminal " << term << "\n";
+  g << "reset\nset terminal " << term << "\n";  // reset: no setting leaks from the previous plot
   g << "set output " << quoted("accuracy." + ext) << "\n";
   g << "set title 'Eval accuracy vs samples'\nset xlabel 'samples'\nset ylabel 'eval accuracy'\n"
        "set key bottom right\nset grid\n";
@@ -39,7 +39,7 @@ std::string script(const std::vector<RunCurve>& curves, bool have_times, std::op
       << c.index << "', ";
   g << target << " with lines dashtype 2 linecolor rgb 'red' title 'target " << target << "'\n";
   if (have_times) {
-    g << "set output " << quoted("time_to_train." + ext) << "\n";
+    g << "reset\nset output " << quoted("time_to_train." + ext) << "\n";
     g << "set title 'Time to train per run (filled: olympic window)'\nset xlabel 'run'\n"
          "set ylabel 'minutes'\nset key top right\nset xtics 1\nset offsets 0.5, 0.5, 0, 0\n"
          "set yrange [0:*]\n";
