@@ -98,6 +98,8 @@ std::vector<SchemaEntry> make_schema() {
       str("benchmark.synthetic.dir", "", "where synthetic data is made (default <output_dir>/data)"),
       integer("benchmark.synthetic.topics", "0", 0, 1e6, "synthetic data: grammar topics (0 = bert-data's default)"),
       integer("benchmark.synthetic.content_tokens", "0", 0, 1e7, "synthetic data: content ids the grammar uses (0 = all)"),
+      real("benchmark.synthetic.topic_skew", "0", 0, 1, false, true,
+           "synthetic data: P(next token from the topic's peaked distribution) (0 = off)"),
       integer("benchmark.vocab_size", "30522", 2, 1e7, "vocabulary size"),
       integer("benchmark.max_seq_length", "512", 8, 8192, "sequence length"),
       integer("benchmark.max_predictions_per_seq", "76", 1, 8192, "masked positions per sequence"),

@@ -32,6 +32,8 @@ DataPaths resolve_data(const Config& cfg, Plan& plan, const std::string& bin_dir
       std::replace(flag.begin(), flag.end(), '_', '-');
       synth.argv.insert(synth.argv.end(), {flag, cfg.str(key)});
     }
+    if (cfg.real("benchmark.synthetic.topic_skew") > 0)
+      synth.argv.insert(synth.argv.end(), {"--topic-skew", cfg.str("benchmark.synthetic.topic_skew")});
     synth.creates = dir;
     plan.setup.push_back(std::move(synth));
     if (d.train_dir.empty()) d.train_dir = dir + "/train";  // bert-data synth's layout

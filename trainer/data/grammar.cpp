@@ -7,8 +7,9 @@
 
 namespace bert::data {
 
-Grammar::Grammar(int vocab_size, int topics, uint64_t seed, int content_tokens)
-    : vocab_(vocab_size), topics_(topics) {
+Grammar::Grammar(int vocab_size, int topics, uint64_t seed, int content_tokens, double skew)
+    : vocab_(vocab_size), topics_(topics), skew_(skew) {
+  if (!(skew >= 0.0 && skew < 1.0)) throw DataError(fmt::format("synth: topic skew {} outside [0, 1)", skew));
   const int content = vocab_size - kFirstContentId;
   if (topics < 1) throw DataError(fmt::format("synth: topics {} < 1", topics));
   if (content_tokens < 0 || content_tokens > content)
@@ -25,6 +26,10 @@ Grammar::Grammar(int vocab_size, int topics, uint64_t seed, int content_tokens)
   state_token_.assign(ids.begin(), ids.begin() + num_states());
   token_state_.assign(static_cast<size_t>(vocab_size), -1);
   for (int s = 0; s < num_states(); ++s) token_state_[state_token_[s]] = s;
+  peak_.resize(static_cast<size_t>(group_));
+  double w = 1.0, total = 0.0;
+  for (double& p : peak_) total += (p = w), w *= kSkewRatio;
+  for (double& p : peak_) p /= total;
 }
 
 int Grammar::random_state_in_topic(int topic, Rng& rng) const {
@@ -33,6 +38,14 @@ int Grammar::random_state_in_topic(int topic, Rng& rng) const {
 
 int Grammar::next_state(int state, Rng& rng) const {
   const int topic = state / group_, j = state % group_;
+  if (skew_ > 0.0 && rng.uniform() < skew_) {  // only then a draw: skew 0 keeps the old streams
+    double u = rng.uniform();
+    for (int r = 0; r + 1 < group_; ++r) {
+      if (u < peak_[static_cast<size_t>(r)]) return topic * group_ + r;
+      u -= peak_[static_cast<size_t>(r)];
+    }
+    return topic * group_ + group_ - 1;
+  }
   if (rng.uniform() < kJumpProb) return random_state_in_topic(topic, rng);
   double u = rng.uniform();
   int step = kSteps;
@@ -51,7 +64,7 @@ double Grammar::transition(int from, int to) const {
   const int j = from % group_, d = ((to % group_) - j + group_) % group_;
   double p = kJumpProb / group_;
   if (d >= 1 && d <= kSteps) p += (1.0 - kJumpProb) * kStepProb[j % 3][d - 1];
-  return p;
+  return (1.0 - skew_) * p + skew_ * peak_[static_cast<size_t>(to % group_)];
 }
 
 }  // namespace bert::data

@@ -22,12 +22,20 @@ inline constexpr int kFirstContentId = 104;
 class Grammar {
  public:
   // `content_tokens` > 0 uses only that many content ids (fewer transitions to learn); 0 = all.
-  Grammar(int vocab_size, int topics, uint64_t seed, int content_tokens = 0);  // DataError if too small
+  // `skew` in [0, 1): with that probability the next token is drawn from the topic's peaked
+  // distribution (cycle position r has weight kSkewRatio^r) instead of stepping along the cycle, so a
+  // few frequent tokens per topic carry most of its mass (learnable from the bag of words); 0 = off.
+  Grammar(int vocab_size, int topics, uint64_t seed, int content_tokens = 0, double skew = 0.0);
 
   static constexpr int kSteps = 3;
   static constexpr double kJumpProb = 0.05;
   // Step probabilities (to j+1, j+2, j+3) by class j mod 3; rows sum to 1.
   static constexpr double kStepProb[3][kSteps] = {{0.80, 0.15, 0.05}, {0.10, 0.80, 0.10}, {0.15, 0.10, 0.75}};
+  static constexpr double kSkewRatio = 0.25;
+
+  double skew() const { return skew_; }
+  // Weight of cycle position j in the peaked draw (sums to 1 over a topic).
+  double peak_weight(int j) const { return peak_[static_cast<size_t>(j)]; }
 
   int vocab_size() const { return vocab_; }
   int topics() const { return topics_; }
@@ -45,6 +53,8 @@ class Grammar {
 
  private:
   int vocab_, topics_, group_;
+  double skew_;
+  std::vector<double> peak_;  // per cycle position
   std::vector<int> state_token_;  // state = topic * G + cycle position
   std::vector<int> token_state_;
 };

@@ -100,7 +100,7 @@ void write_synth_dataset(const SynthOptions& opt, const SynthLayout& lay, void (
   check_options(opt);
   if (lay.shards < 1 || lay.samples_per_shard < 1 || lay.eval_samples < 0)
     throw DataError("synth: --shards and --samples-per-shard must be >= 1, --eval-samples >= 0");
-  const Grammar grammar(opt.vocab_size, opt.topics, opt.seed, opt.content_tokens);
+  const Grammar grammar(opt.vocab_size, opt.topics, opt.seed, opt.content_tokens, opt.topic_skew);
   const Limits lim{opt.vocab_size, opt.seq_len, opt.resolved_max_pred()};
   std::error_code ec;
   fs::create_directories(fs::path(lay.out_dir) / "train", ec);
@@ -182,6 +182,7 @@ class SegmentPosterior {
       for (int x = 0; x < S_; ++x) v[x] /= s;
   }
   void forward(const double* a, double* out) const {
+    const double keep = 1.0 - g_.skew();
     std::fill(out, out + S_, 0.0);
     for (int t = 0; t < g_.topics(); ++t) {
       double mass = 0;
@@ -189,20 +190,23 @@ class SegmentPosterior {
         const int x = t * G_ + j;
         mass += a[x];
         for (int s = 1; s <= Grammar::kSteps; ++s)
-          out[t * G_ + (j + s) % G_] += a[x] * (1.0 - Grammar::kJumpProb) * Grammar::kStepProb[j % 3][s - 1];
+          out[t * G_ + (j + s) % G_] += a[x] * keep * (1.0 - Grammar::kJumpProb) * Grammar::kStepProb[j % 3][s - 1];
       }
-      for (int j = 0; j < G_; ++j) out[t * G_ + j] += mass * Grammar::kJumpProb / G_;
+      for (int j = 0; j < G_; ++j)
+        out[t * G_ + j] += mass * (keep * Grammar::kJumpProb / G_ + g_.skew() * g_.peak_weight(j));
     }
   }
   void backward(const double* gy, double* out) const {
+    const double keep = 1.0 - g_.skew();
     for (int t = 0; t < g_.topics(); ++t) {
       double mass = 0;
-      for (int j = 0; j < G_; ++j) mass += gy[t * G_ + j];
+      double peaked = 0;
+      for (int j = 0; j < G_; ++j) mass += gy[t * G_ + j], peaked += g_.peak_weight(j) * gy[t * G_ + j];
       for (int j = 0; j < G_; ++j) {
         double v = mass * Grammar::kJumpProb / G_;
         for (int s = 1; s <= Grammar::kSteps; ++s)
           v += (1.0 - Grammar::kJumpProb) * Grammar::kStepProb[j % 3][s - 1] * gy[t * G_ + (j + s) % G_];
-        out[t * G_ + j] = v;
+        out[t * G_ + j] = keep * v + g_.skew() * peaked;
       }
     }
   }
@@ -216,7 +220,7 @@ class SegmentPosterior {
 
 GrammarStats grammar_stats(const SynthOptions& opt, int64_t train_samples, int64_t eval_samples) {
   check_options(opt);
-  const Grammar g(opt.vocab_size, opt.topics, opt.seed, opt.content_tokens);
+  const Grammar g(opt.vocab_size, opt.topics, opt.seed, opt.content_tokens, opt.topic_skew);
   const int V = opt.vocab_size;
   const bool dense = V <= 4096;
   // Bigram counts over the training samples' original tokens.

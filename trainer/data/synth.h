@@ -25,6 +25,7 @@ struct SynthOptions {
   int max_pred = 0;  // 0 = MLPerf's 76 scaled with seq_len: max(1, 76*seq_len/512)
   int topics = 8;
   int content_tokens = 0;  // content ids the grammar uses (0 = all of [104, vocab))
+  double topic_skew = 0.0;  // Grammar's skew: peaked per-topic token frequencies (0 = off)
   double masked_lm_prob = 0.15;
   double short_seq_prob = 0.1;
   uint64_t seed = 12345;

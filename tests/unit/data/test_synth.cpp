@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -114,4 +115,49 @@ TEST_CASE("content_tokens limits the ids the grammar uses, random replacements i
   for (int id : used) CHECK(g.state_of(id) >= 0);
   CHECK_THROWS_AS(Grammar(1024, 8, 1, 1000), DataError);  // more than the 920 content ids
   CHECK_THROWS_AS(Grammar(1024, 8, 1, 40), DataError);    // fewer than 8 per topic
+}
+
+namespace {
+// Stationary distribution of one topic's chain, by power iteration over Grammar::transition.
+std::vector<double> topic_stationary(const Grammar& g) {
+  const int G = g.topic_size();
+  std::vector<double> pi(static_cast<size_t>(G), 1.0 / G), next(static_cast<size_t>(G));
+  for (int it = 0; it < 500; ++it) {
+    std::fill(next.begin(), next.end(), 0.0);
+    for (int a = 0; a < G; ++a)
+      for (int b = 0; b < G; ++b) next[b] += pi[a] * g.transition(a, b);
+    pi.swap(next);
+  }
+  return pi;
+}
+}  // namespace
+
+TEST_CASE("topic_skew peaks each topic's stationary distribution on a few tokens; 0 keeps it flat") {
+  const Grammar flat(1024, 8, 1, 0, 0.0), peaked(1024, 8, 1, 0, 0.8);
+  for (const Grammar* g : {&flat, &peaked})
+    for (int a = 0; a < g->topic_size(); ++a) {
+      double row = 0;
+      for (int b = 0; b < g->topic_size(); ++b) row += g->transition(a, b);
+      CHECK(row == doctest::Approx(1.0));
+    }
+  const std::vector<double> u = topic_stationary(flat), p = topic_stationary(peaked);
+  CHECK(*std::max_element(u.begin(), u.end()) < 3.0 / flat.topic_size());  // no token stands out
+  CHECK(p[0] > 0.55);                        // the topic's first token carries most of the mass
+  CHECK(p[0] + p[1] + p[2] > 0.75);
+  CHECK(p[0] > 50.0 / peaked.topic_size());  // vs 1/G when flat
+
+  // The sampler follows the same chain: token frequencies in generated data match the stationary mass.
+  SynthOptions opt;
+  opt.topic_skew = 0.8;
+  const Grammar g(opt.vocab_size, opt.topics, opt.seed, opt.content_tokens, opt.topic_skew);
+  const SequenceSet s = synth_sequences(opt, g, 0, 0, 400);
+  std::vector<int> by_rank(static_cast<size_t>(g.topic_size()), 0);
+  int content = 0;
+  for (int16_t id : s.input_ids)
+    if (g.state_of(id) >= 0) ++by_rank[g.state_of(id) % g.topic_size()], ++content;
+  const std::vector<double> pg = topic_stationary(g);
+  // Masking replaces ~15% of tokens, so the observed share is a little lower than the chain's.
+  CHECK(static_cast<double>(by_rank[0]) / content == doctest::Approx(pg[0]).epsilon(0.12));
+  CHECK_THROWS_AS(Grammar(1024, 8, 1, 0, 1.0), DataError);
+  CHECK_THROWS_AS(Grammar(1024, 8, 1, 0, -0.1), DataError);
 }

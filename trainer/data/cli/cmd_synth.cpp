@@ -34,6 +34,8 @@ void add_synth(CLI::App& app) {
   cmd->add_option("--topics", opt.topics, "grammar topics (cycles of tokens)")->check(CLI::PositiveNumber);
   cmd->add_option("--content-tokens", opt.content_tokens, "content ids the grammar uses (0 = all; fewer = easier)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--topic-skew", opt.topic_skew, "P(next token from the topic's peaked distribution), [0, 1); 0 = off")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", opt.seed, "seed (everything is deterministic from it)");
   cmd->callback([a] {
     SynthOptions& opt = a->opt;
@@ -65,6 +67,8 @@ void add_grammar_stats(CLI::App& app) {
   cmd->add_option("--topics", opt.topics, "grammar topics")->check(CLI::PositiveNumber);
   cmd->add_option("--content-tokens", opt.content_tokens, "content ids the grammar uses (0 = all)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--topic-skew", opt.topic_skew, "P(next token from the topic's peaked distribution), [0, 1)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", opt.seed, "seed");
   cmd->add_option("--train-samples", train, "samples the bigram predictor learns from")->check(CLI::PositiveNumber);
   cmd->add_option("--eval-samples", eval, "eval samples scored")->check(CLI::PositiveNumber);
