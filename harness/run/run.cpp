@@ -531,11 +531,17 @@ int SetRunner::finish() {
   if (in.score) {
     const size_t compliant = in.score->runs.size() - size_t(in.score->dropped);
     s << "score: " << format_minutes(in.score->score_minutes);
-    if (in.score->score_minutes)
+    if (in.score->score_minutes) {
       s << " (olympic mean over " << compliant << " compliant run(s))";
-    else
+    } else if (const auto mean = short_set_mean_minutes(*in.score)) {
+      // Too few runs for MLPerf's olympic mean: still say how fast the set was, marked as such.
+      s.str("");
+      s << "score: " << format_minutes(*mean) << " (plain mean of " << compliant << " compliant run(s) of "
+        << in.score->runs.size() << "; not an MLPerf score: the olympic mean needs 10 runs for BERT)";
+    } else {
       s << " (" << compliant << " compliant run(s) of " << in.score->runs.size()
         << "; the olympic mean needs at least 3 with at most 1 dropped)";
+    }
     if (in.score->rcp.checked) s << ", RCP " << (in.score->rcp.passed ? "PASS" : "FAIL") << " (" << in.score->rcp.message << ")";
   } else {
     s << "no score: " << (in.score_error.empty() ? "no result files" : in.score_error);

@@ -17,6 +17,18 @@ std::string format_minutes(const std::optional<double>& m) {
   return buf;
 }
 
+std::optional<double> short_set_mean_minutes(const results::ScoreResult& s) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : s.runs)
+    if (r.compliant && r.minutes) {
+      sum += *r.minutes;
+      ++n;
+    }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
 namespace {
 
 std::string cell(std::string s) {
@@ -73,6 +85,9 @@ std::string render_summary(const SummaryInput& in) {
     md << "- olympic mean time to train: " << format_minutes(s.olympic_minutes) << "\n";
     md << "- score: " << format_minutes(s.score_minutes);
     if (s.scaling_factor != 1.0) md << " (scaling factor " << s.scaling_factor << ")";
+    if (!s.score_minutes)
+      if (const auto mean = short_set_mean_minutes(s))
+        md << "\n- plain mean time to train of the compliant runs (not an MLPerf score): " << format_minutes(*mean);
     md << "\n- non-compliant runs dropped: " << s.dropped << "\n";
     const auto& r = s.rcp;
     if (r.checked)

@@ -28,4 +28,8 @@ std::string render_summary(const SummaryInput& in);
 // "2.35 min" or "n/a".
 std::string format_minutes(const std::optional<double>& m);
 
+// Mean time to train of the compliant runs when the set is too small for MLPerf's olympic mean
+// (a figure for short local sets, never presented as the MLPerf score). Empty without compliant runs.
+std::optional<double> short_set_mean_minutes(const results::ScoreResult& s);
+
 }  // namespace bert::harness

@@ -4,11 +4,12 @@ set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# make_synth OUT SEED: a small synthetic set (bert-data synth): vocabulary 256, seq_len 64, so that
-# tiny BERT learns it within the CI budget.
+# make_synth OUT SEED: a small synthetic set (bert-data synth): by default vocabulary 256, seq_len 64, so
+# that tiny BERT learns it within the CI budget; VOCAB/SEQ_LEN/MAX_PRED/TOPIC_SKEW select another shape.
 make_synth() {
   "$BERT_DATA" synth --out "$1" --format "${SYNTH_FORMAT:-varlength}" --shards 4 --samples-per-shard "${SYNTH_SAMPLES:-2048}" \
-    --eval-samples 512 --vocab 256 --seq-len 64 --max-pred 10 --seed "${2:-1234}" > /dev/null 2>&1
+    --eval-samples 512 --vocab "${VOCAB:-256}" --seq-len "${SEQ_LEN:-64}" --max-pred "${MAX_PRED:-10}" \
+    --topic-skew "${TOPIC_SKEW:-0}" --seed "${2:-1234}" > /dev/null 2>&1
 }
 
 # write_config FILE DATA_DIR SEED [extra YAML lines...]: tiny BERT run config for the synthetic set.
@@ -21,9 +22,9 @@ data:
   train_dir: $data/train
   eval_file: $data/eval/part_eval.hdf5
   data_format: ${SYNTH_FORMAT:-varlength}
-  vocab_size: 256
-  max_seq_length: 64
-  max_predictions_per_seq: 10
+  vocab_size: ${VOCAB:-256}
+  max_seq_length: ${SEQ_LEN:-64}
+  max_predictions_per_seq: ${MAX_PRED:-10}
   num_eval_examples: 512
 batch: {batch_size: 16, gradient_accumulation_steps: 1, eval_batch_size: 64}
 optimizer: {learning_rate: ${TRAIN_LR:-0.005}, max_steps: ${TRAIN_MAX_STEPS:-800}, warmup_steps: 20}
