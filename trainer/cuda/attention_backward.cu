@@ -46,13 +46,8 @@ __global__ void __launch_bounds__(kWarps * 32) attention_backward_kernel(Attenti
   extern __shared__ __align__(128) unsigned char smem[];
   BackwardShared& sh = *reinterpret_cast<BackwardShared*>(smem);
   a.dropout = a.dropout.resolved();
-  const int seq = blockIdx.z, head = blockIdx.y, k0 = blockIdx.x * kTile;
-  const int s0 = a.seq_first_token[seq], len = a.seq_lengths[seq];
+  const auto [seq, head, k0, s0, len, warp, lane, hd, ld, base] = block_tile(a);
   if (k0 >= len) return;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int hd = a.shape.heads * D;
-  const size_t ld = 3 * static_cast<size_t>(hd);
-  const bf16* base = a.qkv + static_cast<size_t>(s0) * ld + head * D;
   const bf16* dobase = a.dout + static_cast<size_t>(s0) * hd + head * D;
   const float* lse = a.lse + static_cast<size_t>(head) * a.shape.tokens + s0;
   const float* dv = dvec + static_cast<size_t>(head) * a.shape.tokens + s0;

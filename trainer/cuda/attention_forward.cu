@@ -25,13 +25,8 @@ struct ForwardShared {
 __global__ void __launch_bounds__(kWarps * 32) attention_forward_kernel(AttentionForwardArgs a) {
   __shared__ __align__(128) ForwardShared sh;
   a.dropout = a.dropout.resolved();
-  const int seq = blockIdx.z, head = blockIdx.y, q0 = blockIdx.x * kTile;
-  const int s0 = a.seq_first_token[seq], len = a.seq_lengths[seq];
+  const auto [seq, head, q0, s0, len, warp, lane, hd, ld, base] = block_tile(a);
   if (q0 >= len) return;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int hd = a.shape.heads * D;
-  const size_t ld = 3 * static_cast<size_t>(hd);
-  const bf16* base = a.qkv + static_cast<size_t>(s0) * ld + head * D;
 
   load_tile(sh.q, base, ld, q0, len);
   __syncthreads();
