@@ -1,10 +1,12 @@
 // trainer --config run.yaml [--benchmark N]
 // Exit codes: 0 run completed (success, or aborted by max steps/samples or SIGTERM), 1 diverged,
-// 2 user error (bad config, missing/corrupt data or checkpoint, checkpoint/model mismatch).
+// 2 user error (bad config, missing/corrupt data or checkpoint, checkpoint/model mismatch, run.backend
+// cuda without CUDA or a device), 1 also for an unexpected runtime failure (message, no crash).
 #include <CLI/CLI.hpp>
 
 #include <csignal>
 #include <cstdio>
+#include <exception>
 
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/data/data_error.h"
@@ -38,7 +40,7 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, on_stop_signal);
   try {
     const bert::trainer::RunConfig cfg = bert::trainer::load_run_config(config_path);
-    return bert::trainer::run_trainer(cfg, {benchmark_steps, save_weights});
+    return bert::trainer::run_trainer(cfg, {benchmark_steps, save_weights, config_path});
   } catch (const bert::trainer::RunConfigError& e) {
     std::fprintf(stderr, "trainer: %s\n", e.what());
   } catch (const bert::data::DataError& e) {
@@ -49,6 +51,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "trainer: %s\n", e.what());
   } catch (const bert::cpu::BatchError& e) {
     std::fprintf(stderr, "trainer: %s\n", e.what());
+  } catch (const std::exception& e) {  // not the user's doing (e.g. a CUDA runtime failure): no crash either
+    std::fprintf(stderr, "trainer: error: %s\n", e.what());
+    return 1;
   }
   return 2;
 }

@@ -12,16 +12,15 @@
 #include <vector>
 
 #include "results/mllog.h"
-#include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/data/checkpoint_h5.h"
 #include "trainer/data/loader.h"
 #include "trainer/dist/comm.h"
 #include "trainer/eval_cadence.h"
 #include "trainer/model_setup.h"
-#include "trainer/optim/lamb.h"
 #include "trainer/optim/schedule.h"
 #include "trainer/synthetic_batch.h"
+#include "trainer/train_backend.h"
 
 namespace bert::trainer {
 
@@ -42,102 +41,9 @@ int threads_from_affinity() {
   return std::max(1, CPU_COUNT(&set));
 }
 
-struct StepOutcome {
-  double loss = 0;          // mean over micro-batches and ranks
-  int64_t sequences = 0;    // global sequences trained in this step
-  double grad_norm = 0;     // before clipping (global when clipping after the allreduce)
-  bool stop = false;        // some rank was asked to stop
-};
-
-// Everything one training step needs, shared by the real run and --benchmark.
-class Stepper {
- public:
-  Stepper(const RunConfig& cfg, const model::ParamLayout& layout, std::vector<float> params, dist::Collective& coll)
-      : cfg_(cfg),
-        layout_(layout),
-        params_(std::move(params)),
-        grads_(layout.total, 0.0f),
-        model_(layout),
-        lamb_(layout, optim::LambHyper{cfg.lamb_beta_1, cfg.lamb_beta_2, cfg.lamb_epsilon, cfg.weight_decay_rate}),
-        coll_(coll) {
-    sched_.base_lr = cfg.learning_rate;
-    sched_.total_steps = cfg.max_steps;
-    sched_.warmup_steps = cfg.warmup_steps > 0 ? cfg.warmup_steps
-                                               : static_cast<int64_t>(cfg.warmup_proportion * cfg.max_steps);
-    sched_.start_warmup_step = cfg.start_warmup_step;
-  }
-
-  const optim::LrSchedule& schedule() const { return sched_; }
-  cpu::BertCpu& model() { return model_; }
-  const std::vector<float>& params() const { return params_; }
-
-  // `next` fills the next micro-batch (false: no more data).
-  template <class Next>
-  bool step(int64_t step_index, Next&& next, StepOutcome& out) {
-    const int ga = cfg_.gradient_accumulation_steps;
-    std::fill(grads_.begin(), grads_.end(), 0.0f);
-    double loss_sum = 0, seqs = 0;
-    for (int micro = 0; micro < ga; ++micro) {
-      if (!next(batch_)) return false;
-      cpu::DropoutContext d{true, cfg_.seed, static_cast<uint32_t>(coll_.rank()),
-                            static_cast<uint32_t>(step_index * ga + micro)};
-      const cpu::StepStats st = model_.forward(batch_, params_.data(), d);
-      model_.backward(params_.data(), grads_.data(), 1.0f / static_cast<float>(ga));
-      loss_sum += st.loss / ga;
-      seqs += st.sequences;
-    }
-    const int world = coll_.size();
-    double factor = 1.0;
-    if (world > 1) {
-      if (!cfg_.clip_after_allreduce) {
-        const double local_norm = optim::global_grad_norm(layout_, grads_.data());
-        const double f = optim::clip_factor(local_norm);
-        for (float& g : grads_) g = static_cast<float>(g * f);
-        out.grad_norm = local_norm;
-      }
-      coll_.allreduce_sum(grads_.data(), grads_.size());
-      const float inv = 1.0f / static_cast<float>(world);
-      for (float& g : grads_) g *= inv;
-      if (cfg_.clip_after_allreduce) {
-        out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
-        factor = optim::clip_factor(out.grad_norm);
-      }
-    } else {
-      out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
-      factor = optim::clip_factor(out.grad_norm);
-    }
-    double stats[3] = {loss_sum, seqs, g_stop_requested.load() ? 1.0 : 0.0};
-    coll_.allreduce_sum(stats, 3);
-    out.loss = stats[0] / world;
-    out.sequences = static_cast<int64_t>(stats[1]);
-    out.stop = stats[2] > 0;
-    if (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm)) return true;  // caller stops; no update
-    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor);
-    return true;
-  }
-
-  // Pooled MLM accuracy over every rank's slice of the eval set.
-  double evaluate(const data::EvalSet& eval) {
-    double counts[2] = {0, 0};
-    for (const data::Batch& b : eval.batches) {
-      const cpu::StepStats st = model_.evaluate(b, params_.data());
-      counts[0] += static_cast<double>(st.mlm_correct);
-      counts[1] += static_cast<double>(st.masked);
-    }
-    coll_.allreduce_sum(counts, 2);
-    return counts[1] > 0 ? counts[0] / counts[1] : 0.0;
-  }
-
- private:
-  const RunConfig& cfg_;
-  const model::ParamLayout& layout_;
-  std::vector<float> params_, grads_;
-  cpu::BertCpu model_;
-  optim::Lamb lamb_;
-  optim::LrSchedule sched_;
-  dist::Collective& coll_;
-  data::Batch batch_;
-};
+// The CUDA backend reads losses from the device only when asked: at evals, at the end, and every
+// this many steps (divergence check, progress line). Every rank asks after the same steps.
+constexpr int64_t kLossSyncSteps = 50;
 
 void save_weights(const std::string& path, const model::ParamLayout& layout, const std::vector<float>& params) {
   data::TensorMap tensors;
@@ -151,8 +57,9 @@ void save_weights(const std::string& path, const model::ParamLayout& layout, con
   data::save_checkpoint_h5(path, tensors, "trainer");
 }
 
-void log_submission_and_hyperparameters(results::MLLogger& log, const RunConfig& cfg, const Stepper& s,
-                                        const model::ParamLayout& layout, int world, double gbs) {
+void log_submission_and_hyperparameters(results::MLLogger& log, const RunConfig& cfg,
+                                        const model::ParamLayout& layout, double gbs) {
+  const optim::LrSchedule sched = lr_schedule(cfg);
   log.event(k::kSubmissionBenchmark, "bert");
   log.event(k::kSubmissionOrg, cfg.submission_org);
   log.event(k::kSubmissionDivision, cfg.submission_division);
@@ -165,7 +72,7 @@ void log_submission_and_hyperparameters(results::MLLogger& log, const RunConfig&
   log.event(k::kMaxSequenceLength, cfg.max_seq_length);
   log.event(k::kMaxPredictionsPerSeq, cfg.max_predictions_per_seq);
   log.event(k::kOptLearningRateTrainingSteps, cfg.max_steps);
-  log.event(k::kNumWarmupSteps, s.schedule().warmup_steps);
+  log.event(k::kNumWarmupSteps, sched.warmup_steps);
   for (const model::ParamInfo& p : layout.tensors)
     log.event(k::kWeightsInitialization, nullptr, {{"tensor", p.name}});
   log.event(k::kOptBaseLearningRate, cfg.learning_rate);
@@ -174,10 +81,9 @@ void log_submission_and_hyperparameters(results::MLLogger& log, const RunConfig&
   log.event(k::kOptLambBeta1, cfg.lamb_beta_1);
   log.event(k::kOptLambBeta2, cfg.lamb_beta_2);
   log.event(k::kOptLambWeightDecayRate, cfg.weight_decay_rate);
-  log.event(k::kOptLearningRateWarmupSteps, s.schedule().warmup_steps);
-  log.event(k::kOptLambLearningRateDecayPolyPower, s.schedule().power);
+  log.event(k::kOptLearningRateWarmupSteps, sched.warmup_steps);
+  log.event(k::kOptLambLearningRateDecayPolyPower, sched.power);
   log.event(k::kStartWarmupStep, cfg.start_warmup_step);
-  (void)world;
 }
 
 std::string eta_text(double seconds) {
@@ -188,40 +94,43 @@ std::string eta_text(double seconds) {
 }
 
 int run_benchmark(const RunConfig& cfg, const TrainOptions& opt, const model::ParamLayout& layout,
-                  dist::Collective& coll) {
-  Stepper stepper(cfg, layout, initial_params(layout, cfg), coll);
+                  const dist::Collective& coll, TrainBackend& backend) {
+  backend.set_params(initial_params(layout, cfg));
   // Rank r trains rows [r·B, (r+1)·B) of one global batch, so W ranks × B see what 1 rank × W·B sees.
   const data::Batch batch = slice_rows(make_synthetic_batch(cfg.batch_size * coll.size(), cfg.max_seq_length,
                                                             cfg.max_predictions_per_seq, cfg.vocab_size, cfg.seed),
                                        coll.rank() * cfg.batch_size, cfg.batch_size);
-  auto next = [&](data::Batch& b) {
+  const NextBatch next = [&](data::Batch& b) {
     b = batch;
     return true;
   };
   StepOutcome out;
-  stepper.step(0, next, out);  // warm-up: allocations, BLAS buffers
+  backend.step(0, next, out);  // warm-up: allocations, BLAS buffers (CUDA: eager steps, graph capture)
+  backend.sync_loss(out);
   const auto t0 = Clock::now();
   int64_t seqs = 0;
   for (int i = 1; i <= opt.benchmark_steps; ++i) {
-    stepper.step(i, next, out);
+    backend.step(i, next, out);
     seqs += out.sequences;
   }
+  backend.sync_loss(out);  // waits for the device
   const double secs = seconds_since(t0);
   if (coll.rank() == 0)
-    std::printf("benchmark: model %s (L%d H%d A%d) seq_len %d batch %d x accum %d x ranks %d, threads %d: "
+    std::printf("benchmark: model %s (L%d H%d A%d) seq_len %d batch %d x accum %d x ranks %d, %s: "
                 "%d steps, %.3f s, %.3g seq/s, %.2f ms/step, last loss %.4f\n",
                 cfg.model_size.c_str(), layout.config.layers, layout.config.hidden, layout.config.heads,
                 cfg.max_seq_length, cfg.batch_size, cfg.gradient_accumulation_steps, coll.size(),
-                omp_get_max_threads(), opt.benchmark_steps, secs, static_cast<double>(seqs) / secs,
+                backend.describe().c_str(), opt.benchmark_steps, secs, static_cast<double>(seqs) / secs,
                 1000.0 * secs / opt.benchmark_steps, out.loss);
   std::fflush(stdout);
-  if (!opt.save_weights.empty() && coll.rank() == 0) save_weights(opt.save_weights, layout, stepper.params());
+  if (!opt.save_weights.empty() && coll.rank() == 0) save_weights(opt.save_weights, layout, backend.params());
   return 0;
 }
 
 }  // namespace
 
 int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
+  check_backend_available(cfg, opt.config_path);  // before any rendezvous: a lone rank fails at once
   const dist::ProcessInfo proc = dist::detect_process();
   results::MLLogger log(stdout);
   if (opt.benchmark_steps == 0) log.start(k::kInitStart);  // every rank, as NVIDIA's trainer
@@ -236,7 +145,11 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   const int world = coll->size();
 
   const model::ParamLayout layout = model::make_param_layout(resolve_model_config(cfg));
-  if (opt.benchmark_steps > 0) return run_benchmark(cfg, opt, layout, *coll);
+  const BackendContext ctx{cfg, opt.config_path, layout, proc, *kv, *coll};
+  if (opt.benchmark_steps > 0) {
+    const std::unique_ptr<TrainBackend> backend = make_backend(ctx);
+    return run_benchmark(cfg, opt, layout, *coll, *backend);
+  }
 
   const bool packed = cfg.data_format == "packed";
   const double gbs = static_cast<double>(cfg.batch_size) * cfg.gradient_accumulation_steps * world *
@@ -247,8 +160,9 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   if (!std::filesystem::is_directory(cfg.train_dir))
     throw data::DataError(cfg.train_dir + ": training data directory does not exist (data.train_dir)");
 
-  Stepper stepper(cfg, layout, initial_params(layout, cfg), *coll);
-  log_submission_and_hyperparameters(log, cfg, stepper, layout, world, gbs);
+  const std::unique_ptr<TrainBackend> backend = make_backend(ctx);
+  backend->set_params(initial_params(layout, cfg));
+  log_submission_and_hyperparameters(log, cfg, layout, gbs);
 
   // The eval set is fixed (masks baked in) and cached before the clock starts, as NVIDIA does.
   const data::EvalSet eval = data::load_eval(cfg.eval_file, cfg.vocab_size, cfg.max_seq_length,
@@ -286,16 +200,20 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   int exit_code = 0;
   double last_acc = -1, loss_ema = 0;
   auto last_progress = Clock::now() - std::chrono::seconds(60);
-  auto next_batch = [&](data::Batch& b) { return loader.next(b); };
+  bool have_loss = false;
+  const NextBatch next_batch = [&](data::Batch& b) { return loader.next(b); };
   for (;;) {
     StepOutcome out;
-    if (!stepper.step(step, next_batch, out)) {
+    if (!backend->step(step, next_batch, out)) {
       reason = "training data exhausted";
       break;
     }
     ++step;
     samples += out.sequences;
-    if (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm)) {
+    const bool hit_max = step >= cfg.max_steps || (cfg.max_samples > 0 && samples >= cfg.max_samples);
+    if (!out.has_loss && (samples >= next_eval || hit_max || out.stop || step % kLossSyncSteps == 0))
+      backend->sync_loss(out);
+    if (out.has_loss && (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm))) {
       std::fprintf(stderr, "trainer: loss is %s at step %lld (%lld samples): training diverged; stopping\n",
                    std::isfinite(out.loss) ? "finite but the gradient is not" : "NaN/inf",
                    static_cast<long long>(step), static_cast<long long>(samples));
@@ -303,14 +221,16 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
       exit_code = 1;
       break;
     }
-    loss_ema = step == 1 ? out.loss : 0.9 * loss_ema + 0.1 * out.loss;
-    const bool hit_max = step >= cfg.max_steps || (cfg.max_samples > 0 && samples >= cfg.max_samples);
+    if (out.has_loss) {
+      loss_ema = have_loss ? 0.9 * loss_ema + 0.1 * out.loss : out.loss;
+      have_loss = true;
+    }
     bool reached = false;
     if (samples >= next_eval) {
       const double secs = seconds_since(run_t0);
       log.event(k::kTrackedStats, {{"throughput", samples / std::max(secs, 1e-9)}}, {{"step", samples}});
       log.start(k::kEvalStart, samples, {{k::kEpochNum, samples}});
-      last_acc = stepper.evaluate(eval);
+      last_acc = backend->evaluate(eval);
       log.end(k::kEvalStop, samples, {{k::kEpochNum, samples}});
       log.event(k::kEvalAccuracy, last_acc, {{k::kEpochNum, samples}});
       while (next_eval <= samples) next_eval += cadence.interval;
@@ -324,7 +244,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
       const double frac = std::max(frac_steps, frac_samples);
       std::fprintf(stderr, "[trainer] step %lld samples %lld  %.1f seq/s  loss %.4f  lr %.3g  eval acc %s  ETA(max) %s\n",
                    static_cast<long long>(step), static_cast<long long>(samples), samples / std::max(secs, 1e-9),
-                   loss_ema, stepper.schedule().at(step - 1),
+                   loss_ema, backend->learning_rate(step - 1),
                    last_acc < 0 ? "-" : std::to_string(last_acc).substr(0, 6).c_str(),
                    eta_text(secs / std::max(frac, 1e-9) - secs).c_str());
     }
@@ -350,7 +270,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   const double secs = seconds_since(run_t0);
   log.event(k::kTrackedStats, {{"throughput", samples / std::max(secs, 1e-9)}}, {{"step", samples}});
   std::fflush(stdout);
-  if (!opt.save_weights.empty() && proc.rank == 0) save_weights(opt.save_weights, layout, stepper.params());
+  if (!opt.save_weights.empty() && proc.rank == 0) save_weights(opt.save_weights, layout, backend->params());
   if (proc.rank == 0)
     std::fprintf(stderr, "[trainer] run_stop %s: %s after %lld steps, %lld samples, %.1f s, last eval accuracy %s\n",
                  status.c_str(), reason.c_str(), static_cast<long long>(step), static_cast<long long>(samples), secs,

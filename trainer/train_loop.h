@@ -1,7 +1,8 @@
-// The trainer's main loop on the CPU backend: bootstrap ranks, MLPerf log (rank 0, NVIDIA's order),
-// model + LAMB setup, data after run_start, train steps with gradient accumulation and allreduce,
-// evals on the MLPerf cadence, stop at the target (success) or at max steps/samples or SIGTERM
-// (aborted). `--benchmark N` runs N steps on in-memory batches instead and prints throughput.
+// The trainer's main loop, shared by both backends (train_backend.h: cpu, cuda): bootstrap ranks,
+// MLPerf log (rank 0, NVIDIA's order), backend setup, data after run_start, train steps (gradient
+// accumulation, allreduce and LAMB inside the backend), evals on the MLPerf cadence, stop at the
+// target (success) or at max steps/samples or SIGTERM (aborted). `--benchmark N` runs N steps on
+// in-memory batches instead and prints throughput.
 #pragma once
 #include <atomic>
 #include <string>
@@ -13,6 +14,7 @@ namespace bert::trainer {
 struct TrainOptions {
   int benchmark_steps = 0;  // > 0: throughput mode, no data, no MLPerf log
   std::string save_weights;  // rank 0 writes the final weights here (checkpoint HDF5 layout)
+  std::string config_path = "run config";  // names the file in backend errors
 };
 
 // Set by the SIGTERM/SIGINT handler: finish the current step, log run_stop aborted, exit.
@@ -20,7 +22,9 @@ extern std::atomic<bool> g_stop_requested;
 
 // Exit code: 0 run completed (success or aborted by max/SIGTERM), 1 diverged (NaN loss).
 // User errors are thrown (RunConfigError, data::DataError, model::ModelError, dist::DistError,
-// cpu::BatchError) for main() to print and exit 2.
+// cpu::BatchError) for main() to print and exit 2; run.backend: cuda without CUDA in the build or
+// without a device is a RunConfigError. Other failures (a CUDA runtime error mid-run) are other
+// std::exceptions: main() prints them and exits 1.
 int run_trainer(const RunConfig& cfg, const TrainOptions& opt);
 
 }  // namespace bert::trainer

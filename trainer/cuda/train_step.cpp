@@ -1,5 +1,7 @@
 #include "trainer/cuda/train_step.h"
 
+#include <string>
+
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/lamb_tensors.h"
 
@@ -21,56 +23,80 @@ CudaTrainStep::CudaTrainStep(const model::ParamLayout& layout, CudaModelLimits l
       lamb_(lamb_tensors(layout), opt.lamb),
       m_(layout.total),
       v_(layout.total),
-      dp_(dp) {
+      dp_(dp),
+      model_limits_rows_(limits.rows) {
+  if (opt.accumulation_steps < 1) throw CudaError("CudaTrainStep: accumulation_steps must be at least 1");
   BERT_CUDA_CHECK(cudaMemset(m_.get(), 0, layout.total * sizeof(float)));
   BERT_CUDA_CHECK(cudaMemset(v_.get(), 0, layout.total * sizeof(float)));
 }
 
 CudaTrainStep::~CudaTrainStep() {
-  if (exec_) cudaGraphExecDestroy(exec_);
-  if (graph_) cudaGraphDestroy(graph_);
+  for (Captured& c : captured_) {
+    if (c.exec) cudaGraphExecDestroy(c.exec);
+    if (c.graph) cudaGraphDestroy(c.graph);
+  }
 }
 
 void CudaTrainStep::set_params(const std::vector<float>& params) { model_.set_params(params); }
 
-void CudaTrainStep::enqueue(uint32_t micro_step) {
-  cudaStream_t s = model_.stream();
-  model_.zero_grads();
-  model_.forward(CudaDropout{true, opt_.dropout_seed, opt_.rank, micro_step});
-  if (dp_) {
-    model_.backward(opt_.grad_scale, [&](size_t off, size_t n) { dp_->grads_ready(model_.grads_f32(), off, n, s); });
-    dp_->finish(s);
-  } else {
-    model_.backward(opt_.grad_scale);
-  }
-  lamb_.step(model_.params_f32(), model_.grads_f32(), m_.get(), v_.get(), model_.params_bf16(), s);
+bool CudaTrainStep::graph_captured() const {
+  for (const Captured& c : captured_)
+    if (c.exec) return true;
+  return false;
 }
 
-void CudaTrainStep::step(const data::Batch& batch, uint32_t micro_step) {
+void CudaTrainStep::enqueue(Phase phase, uint32_t micro_step) {
   cudaStream_t s = model_.stream();
+  const bool first = phase == kWhole || phase == kFirst, last = phase == kWhole || phase == kLast;
+  const float scale = opt_.grad_scale / static_cast<float>(opt_.accumulation_steps);
+  if (first) model_.zero_grads();
+  model_.forward(CudaDropout{true, opt_.dropout_seed, opt_.rank, micro_step});
+  if (last && dp_) {
+    model_.backward(scale, [&](size_t off, size_t n) { dp_->grads_ready(model_.grads_f32(), off, n, s); });
+    dp_->finish(s);
+  } else {
+    model_.backward(scale);
+  }
+  if (last) lamb_.step(model_.params_f32(), model_.grads_f32(), m_.get(), v_.get(), model_.params_bf16(), s);
+}
+
+bool CudaTrainStep::step(const data::Batch& batch, uint32_t micro_step) {
+  const int n = opt_.accumulation_steps;
+  const Phase phase = n <= 1 ? kWhole : micro_in_update_ == 0 ? kFirst : micro_in_update_ + 1 == n ? kLast : kMiddle;
+  if (opt_.use_graph && batch.rows != model_limits_rows_)
+    throw CudaBatchError("batch: " + std::to_string(batch.rows) + " rows, the captured step needs " +
+                         std::to_string(model_limits_rows_));
   model_.load_batch(batch);
   if (opt_.use_graph) model_.set_micro_step(micro_step);
-  if (exec_) {
-    BERT_CUDA_CHECK(cudaGraphLaunch(exec_, s));
+  run(phase, micro_step);
+  micro_in_update_ = n <= 1 ? 0 : (micro_in_update_ + 1) % n;
+  return micro_in_update_ == 0;
+}
+
+void CudaTrainStep::run(Phase phase, uint32_t micro_step) {
+  cudaStream_t s = model_.stream();
+  Captured& c = captured_[phase];
+  if (c.exec) {
+    BERT_CUDA_CHECK(cudaGraphLaunch(c.exec, s));
     return;
   }
-  if (!opt_.use_graph || eager_done_ < opt_.eager_steps_before_capture) {
-    enqueue(micro_step);
-    ++eager_done_;
+  if (!opt_.use_graph || c.eager_done < opt_.eager_steps_before_capture) {
+    enqueue(phase, micro_step);
+    ++c.eager_done;
     return;
   }
   BERT_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   try {
-    enqueue(micro_step);
+    enqueue(phase, micro_step);
   } catch (...) {
     cudaGraph_t broken = nullptr;
     cudaStreamEndCapture(s, &broken);
     if (broken) cudaGraphDestroy(broken);
     throw;
   }
-  BERT_CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
-  BERT_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
-  BERT_CUDA_CHECK(cudaGraphLaunch(exec_, s));
+  BERT_CUDA_CHECK(cudaStreamEndCapture(s, &c.graph));
+  BERT_CUDA_CHECK(cudaGraphInstantiate(&c.exec, c.graph, 0));
+  BERT_CUDA_CHECK(cudaGraphLaunch(c.exec, s));
 }
 
 }  // namespace bert::cuda

@@ -2,6 +2,10 @@
 // data parallel), fused LAMB. After a few eager steps the whole step is captured once into a CUDA
 // graph and replayed: per step the host only copies the batch and the micro-step to the device and
 // launches the graph. Losses stay on the device until stats() (called at eval/log points only).
+// Gradient accumulation (accumulation_steps = N > 1): step() is called once per micro-batch; the
+// micro-batches' gradients (each scaled by grad_scale / N) add up in the flat fp32 gradient buffer,
+// and the N-th call runs the allreduce and LAMB. First, middle and last micro-batches are three
+// different graphs (zeroing the gradients; plain accumulation; allreduce + LAMB), each captured once.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -18,6 +22,7 @@ struct TrainStepOptions {
   float grad_scale = 1.f;
   uint64_t dropout_seed = 0;
   uint32_t rank = 0;
+  int accumulation_steps = 1;
   bool use_graph = true;
   int eager_steps_before_capture = 2;  // warm-up: allocations, cuBLASLt heuristics, kernel attributes
 };
@@ -32,15 +37,25 @@ class CudaTrainStep {
   CudaTrainStep& operator=(const CudaTrainStep&) = delete;
 
   void set_params(const std::vector<float>& params);
-  // One update on `batch`; dropout masks drawn for `micro_step` (trainer/model/dropout_rng.h).
-  void step(const data::Batch& batch, uint32_t micro_step);
+  // One micro-batch on `batch`, dropout masks drawn for `micro_step` (trainer/model/dropout_rng.h).
+  // Returns true when this call completed an update (always with accumulation_steps 1). With graphs,
+  // every batch must have the rows the model was sized for (the captured shapes).
+  bool step(const data::Batch& batch, uint32_t micro_step);
   CudaStepStats stats() { return model_.stats(); }
   CudaModel& model() { return model_; }
   FusedLamb& lamb() { return lamb_; }
-  bool graph_captured() const { return exec_ != nullptr; }
+  bool graph_captured() const;
 
  private:
-  void enqueue(uint32_t micro_step);
+  // Which part of an update a micro-batch is: its own graph each.
+  enum Phase { kWhole, kFirst, kMiddle, kLast, kPhases };
+  struct Captured {
+    int eager_done = 0;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+  };
+  void enqueue(Phase phase, uint32_t micro_step);
+  void run(Phase phase, uint32_t micro_step);
 
   const model::ParamLayout& layout_;
   TrainStepOptions opt_;
@@ -48,9 +63,9 @@ class CudaTrainStep {
   FusedLamb lamb_;
   DeviceBuffer<float> m_, v_;
   NcclDataParallel* dp_;
-  int eager_done_ = 0;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
+  int model_limits_rows_ = 0;
+  int micro_in_update_ = 0;
+  Captured captured_[kPhases];
 };
 
 }  // namespace bert::cuda

@@ -98,6 +98,23 @@ TEST_CASE("run config: errors name file, line, column and key") {
   CHECK(error_of("run: {backend: cpu, precision: bf16}\n").find("run.precision") != std::string::npos);
 }
 
+TEST_CASE("run config: precision follows the backend unless given; cpu is fp32-only, cuda bf16-only") {
+  auto load = [](const std::string& text) {
+    const std::string path = write_temp(text);
+    const RunConfig c = load_run_config(path);
+    std::remove(path.c_str());
+    return c;
+  };
+  CHECK(load("run: {seed: 1}\n").precision == "fp32");
+  CHECK(load("run: {backend: cpu}\n").precision == "fp32");
+  CHECK(load("run: {backend: cuda}\n").precision == "bf16");
+  CHECK(load("run: {backend: cuda, precision: bf16}\n").precision == "bf16");
+  const std::string e = error_of("run: {backend: cuda, precision: fp32}\n");
+  CHECK(e.find(":1:") != std::string::npos);
+  CHECK(e.find("run.precision: the cuda backend trains in bf16") != std::string::npos);
+  CHECK(error_of("run: {backend: tpu}\n").find("run.backend: must be cpu or cuda") != std::string::npos);
+}
+
 TEST_CASE("run config: missing file") {
   CHECK_THROWS_WITH_AS(load_run_config("/nonexistent/run.yaml"), "/nonexistent/run.yaml: cannot open run config",
                        RunConfigError);

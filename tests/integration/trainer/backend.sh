@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# run.backend selection through the real binary: precision must suit the backend, and `backend: cuda`
+# on a machine without a CUDA device (or in a build without CUDA) is one clear user error naming
+# run.backend, exit 2, before any rendezvous, in training and in --benchmark mode. A cpu run of the
+# same config still trains (the shared loop drives the CPU backend).
+# Usage: backend.sh TRAINER BERT_DATA HAVE_CUDA(0|1)
+TRAINER=$1 BERT_DATA=$2 HAVE_CUDA=$3
+source "$(dirname "$0")/common.sh"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+SYNTH_SAMPLES=256 make_synth "$WORK/data"
+D="$WORK/data"
+
+# run_config FILE RUN_GROUP: the small synthetic run with its `run:` line replaced.
+run_config() {
+  write_config "$1" "$D" 1
+  sed -i "s/^run: .*/run: $2/" "$1"
+}
+
+run_config "$WORK/cpu_bf16.yaml" "{seed: 1, threads: 1, backend: cpu, precision: bf16}"
+expect_user_error "cpu backend with bf16" "run.precision: the cpu backend trains in fp32" --config "$WORK/cpu_bf16.yaml"
+
+run_config "$WORK/cuda_fp32.yaml" "{seed: 1, threads: 1, backend: cuda, precision: fp32}"
+expect_user_error "cuda backend with fp32" "run.precision: the cuda backend trains in bf16" --config "$WORK/cuda_fp32.yaml"
+
+run_config "$WORK/cuda.yaml" "{seed: 1, threads: 1, backend: cuda}"
+if [ "$HAVE_CUDA" = 1 ]; then
+  if command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q '^GPU'; then
+    echo "SKIPPED: a CUDA device is present (the gpu-labelled trainer_cuda_* tests cover backend cuda there)"
+    exit 77
+  fi
+  needle="cuda.yaml: run.backend: cuda, but there is no CUDA device"
+else
+  needle="cuda.yaml: run.backend: cuda, but this trainer was built without CUDA"
+fi
+expect_user_error "backend cuda, training" "$needle" --config "$WORK/cuda.yaml"
+expect_user_error "backend cuda, --benchmark" "$needle" --config "$WORK/cuda.yaml" --benchmark 2
+# Each rank of a multi-rank launch fails on its own (no rendezvous is ever waited for).
+rc=0
+RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 NODE_RANK=0 BERT_DIST_TIMEOUT_S=600 \
+  timeout 60 "$TRAINER" --config "$WORK/cuda.yaml" > /dev/null 2> "$WORK/rank1.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -qF "$needle" "$WORK/rank1.err" || { cat "$WORK/rank1.err" >&2; fail "rank 1 of 2: exit $rc"; }
+echo "ok: rank 1 of 2 with backend cuda -> exit 2 at once"
+
+# The same config on the cpu backend trains (2 steps, stopped by max_steps: aborted, exit 0).
+sed 's/backend: cuda/backend: cpu/; s/max_steps: [0-9]*/max_steps: 2/' "$WORK/cuda.yaml" > "$WORK/cpu.yaml"
+"$TRAINER" --config "$WORK/cpu.yaml" > "$WORK/cpu.log" 2> "$WORK/cpu.err" || { cat "$WORK/cpu.err" >&2; fail "cpu run failed"; }
+grep -q '"key": "run_stop".*"status": "aborted"' "$WORK/cpu.log" || fail "cpu run: no run_stop aborted"
+echo "all backend selection cases behave"

@@ -1,0 +1,116 @@
+// The CPU backend: BertCpu forward/backward per micro-batch, gradient allreduce over the Gloo
+// collective (clipping before or after it, optimizer.clip_after_allreduce), optim::Lamb in fp32.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "trainer/cpu/bert_cpu.h"
+#include "trainer/optim/lamb.h"
+#include "trainer/optim/schedule.h"
+#include "trainer/train_backend.h"
+#include "trainer/train_loop.h"
+
+namespace bert::trainer {
+
+optim::LrSchedule lr_schedule(const RunConfig& cfg) {
+  optim::LrSchedule s;
+  s.base_lr = cfg.learning_rate;
+  s.total_steps = cfg.max_steps;
+  s.warmup_steps = cfg.warmup_steps > 0 ? cfg.warmup_steps : static_cast<int64_t>(cfg.warmup_proportion * cfg.max_steps);
+  s.start_warmup_step = cfg.start_warmup_step;
+  return s;
+}
+
+namespace {
+
+class CpuBackend final : public TrainBackend {
+ public:
+  explicit CpuBackend(const BackendContext& ctx)
+      : cfg_(ctx.cfg),
+        layout_(ctx.layout),
+        grads_(ctx.layout.total, 0.0f),
+        model_(ctx.layout),
+        lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate}),
+        sched_(lr_schedule(ctx.cfg)),
+        coll_(ctx.coll) {}
+
+  void set_params(const std::vector<float>& params) override { params_ = params; }
+
+  bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) override {
+    const int ga = cfg_.gradient_accumulation_steps;
+    std::fill(grads_.begin(), grads_.end(), 0.0f);
+    double loss_sum = 0, seqs = 0;
+    for (int micro = 0; micro < ga; ++micro) {
+      if (!next(batch_)) return false;
+      cpu::DropoutContext d{true, cfg_.seed, static_cast<uint32_t>(coll_.rank()),
+                            static_cast<uint32_t>(step_index * ga + micro)};
+      const cpu::StepStats st = model_.forward(batch_, params_.data(), d);
+      model_.backward(params_.data(), grads_.data(), 1.0f / static_cast<float>(ga));
+      loss_sum += st.loss / ga;
+      seqs += st.sequences;
+    }
+    const int world = coll_.size();
+    double factor = 1.0;
+    if (world > 1) {
+      if (!cfg_.clip_after_allreduce) {
+        const double local_norm = optim::global_grad_norm(layout_, grads_.data());
+        const double f = optim::clip_factor(local_norm);
+        for (float& g : grads_) g = static_cast<float>(g * f);
+        out.grad_norm = local_norm;
+      }
+      coll_.allreduce_sum(grads_.data(), grads_.size());
+      const float inv = 1.0f / static_cast<float>(world);
+      for (float& g : grads_) g *= inv;
+      if (cfg_.clip_after_allreduce) {
+        out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
+        factor = optim::clip_factor(out.grad_norm);
+      }
+    } else {
+      out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
+      factor = optim::clip_factor(out.grad_norm);
+    }
+    double stats[3] = {loss_sum, seqs, g_stop_requested.load() ? 1.0 : 0.0};
+    coll_.allreduce_sum(stats, 3);
+    out.loss = stats[0] / world;
+    out.sequences = static_cast<int64_t>(stats[1]);
+    out.stop = stats[2] > 0;
+    out.has_loss = true;
+    if (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm)) return true;  // caller stops; no update
+    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor);
+    return true;
+  }
+
+  void sync_loss(StepOutcome&) override {}  // step() measured it
+
+  double evaluate(const data::EvalSet& eval) override {
+    double counts[2] = {0, 0};
+    for (const data::Batch& b : eval.batches) {
+      const cpu::StepStats st = model_.evaluate(b, params_.data());
+      counts[0] += static_cast<double>(st.mlm_correct);
+      counts[1] += static_cast<double>(st.masked);
+    }
+    coll_.allreduce_sum(counts, 2);
+    return counts[1] > 0 ? counts[0] / counts[1] : 0.0;
+  }
+
+  std::vector<float> params() override { return params_; }
+  double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
+  std::string describe() const override { return "cpu fp32, threads " + std::to_string(omp_get_max_threads()); }
+
+ private:
+  const RunConfig& cfg_;
+  const model::ParamLayout& layout_;
+  std::vector<float> params_, grads_;
+  cpu::BertCpu model_;
+  optim::Lamb lamb_;
+  optim::LrSchedule sched_;
+  dist::Collective& coll_;
+  data::Batch batch_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainBackend> make_cpu_backend(const BackendContext& ctx) { return std::make_unique<CpuBackend>(ctx); }
+
+}  // namespace bert::trainer

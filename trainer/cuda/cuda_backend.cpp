@@ -1,0 +1,195 @@
+// CUDA backend of the trainer: the rank's GPU (by local rank), the NCCL communicator (unique id
+// through the bootstrap KV store), CudaTrainStep (graph-captured micro-steps, fused LAMB on the
+// run config's schedule) and eval on the same model without dropout. The host reads the device only
+// in sync_loss() and evaluate(), which the loop calls at eval and log points.
+#include "trainer/cuda/cuda_backend.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "trainer/cuda/check.h"
+#include "trainer/cuda/data_parallel.h"
+#include "trainer/cuda/train_step.h"
+#include "trainer/data/data_error.h"
+#include "trainer/model/config.h"
+#include "trainer/synthetic_batch.h"
+#include "trainer/train_loop.h"
+
+namespace bert::trainer {
+
+std::string cuda_device_problem() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
+  if (n == 0) return "cudaGetDeviceCount: 0 devices";
+  return "";
+}
+
+namespace {
+
+int select_device(const dist::ProcessInfo& p) {
+  int n = 0;
+  BERT_CUDA_CHECK(cudaGetDeviceCount(&n));
+  if (n == 1) return 0;  // one visible device per rank (CUDA_VISIBLE_DEVICES set per rank)
+  if (p.local_rank < n) return p.local_rank;
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  throw dist::DistError("local rank " + std::to_string(p.local_rank) + " of " + std::to_string(p.local_size) +
+                        " ranks on this node, but only " + std::to_string(n) +
+                        " CUDA devices are visible (CUDA_VISIBLE_DEVICES=" + (visible ? visible : "unset") +
+                        "): run one rank per GPU");
+}
+
+cuda::LambHyper lamb_hyper(const RunConfig& cfg) {
+  const optim::LrSchedule s = lr_schedule(cfg);
+  cuda::LambHyper h;
+  h.beta1 = static_cast<float>(cfg.lamb_beta_1);
+  h.beta2 = static_cast<float>(cfg.lamb_beta_2);
+  h.epsilon = static_cast<float>(cfg.lamb_epsilon);
+  h.weight_decay = static_cast<float>(cfg.weight_decay_rate);
+  h.max_grad_norm = 1.f;  // as optim::clip_factor
+  h.base_lr = static_cast<float>(s.base_lr);
+  h.warmup_steps = static_cast<int>(s.warmup_steps);
+  h.start_warmup_step = static_cast<int>(s.start_warmup_step);
+  h.total_steps = static_cast<int>(s.total_steps);
+  return h;
+}
+
+cuda::CudaModelLimits model_limits(const RunConfig& cfg) {
+  cuda::CudaModelLimits l;
+  l.rows = cfg.batch_size;
+  l.seq_len = cfg.max_seq_length;
+  l.max_sequences = cfg.data_format == "packed" ? 3 * cfg.batch_size : cfg.batch_size;  // packs: <= 3 sequences
+  l.max_masked = l.max_sequences * cfg.max_predictions_per_seq;  // max_pred per sequence (shard_io)
+  return l;
+}
+
+class CudaBackend final : public TrainBackend {
+ public:
+  explicit CudaBackend(const BackendContext& ctx)
+      : cfg_(ctx.cfg), coll_(ctx.coll), sched_(lr_schedule(ctx.cfg)), device_(select_device(ctx.proc)) {
+    BERT_CUDA_CHECK(cudaSetDevice(device_));
+    cudaDeviceProp prop{};
+    BERT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    device_name_ = prop.name;
+    if (coll_.size() > 1) {
+      dp_ = std::make_unique<cuda::NcclDataParallel>(ctx.proc, ctx.kv, "grads");
+      if (!cfg_.clip_after_allreduce && coll_.rank() == 0)
+        std::fprintf(stderr, "[trainer] cuda backend: gradients are clipped after the allreduce (global norm of the "
+                             "averaged gradients); optimizer.clip_after_allreduce: false applies to the cpu backend only\n");
+    }
+    cuda::TrainStepOptions opt;
+    opt.lamb = lamb_hyper(cfg_);
+    opt.dropout_seed = cfg_.seed;
+    opt.rank = static_cast<uint32_t>(coll_.rank());
+    opt.accumulation_steps = cfg_.gradient_accumulation_steps;
+    limits_ = model_limits(cfg_);
+    try {
+      step_ = std::make_unique<cuda::CudaTrainStep>(ctx.layout, limits_, opt, dp_.get());
+    } catch (const cuda::CudaBatchError& e) {  // a model the kernels do not support
+      throw model::ModelError(ctx.config_path + ": run.backend: cuda: " + e.what());
+    } catch (const cuda::CudaError& e) {  // mostly: the batch does not fit the device memory
+      throw RunConfigError(ctx.config_path + ": run.backend: cuda: cannot set up the model (batch.batch_size " +
+                           std::to_string(cfg_.batch_size) + ", data.max_seq_length " +
+                           std::to_string(cfg_.max_seq_length) + ") on device " + std::to_string(device_) + " (" +
+                           device_name_ + "): " + e.what());
+    }
+  }
+
+  void set_params(const std::vector<float>& params) override { step_->set_params(params); }
+
+  bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) override {
+    const int ga = cfg_.gradient_accumulation_steps;
+    double stats[2] = {0, 0};
+    for (int micro = 0; micro < ga; ++micro) {
+      if (!next(batch_)) return false;
+      try {
+        step_->step(batch_, static_cast<uint32_t>(step_index * ga + micro));
+      } catch (const cuda::CudaBatchError& e) {
+        throw data::DataError(cfg_.train_dir + ": " + e.what());
+      }
+      stats[0] += batch_.num_sequences;
+    }
+    stats[1] = g_stop_requested.load() ? 1.0 : 0.0;
+    coll_.allreduce_sum(stats, 2);
+    out.sequences = static_cast<int64_t>(stats[0]);
+    out.stop = stats[1] > 0;
+    out.has_loss = false;
+    loss_pending_ = true;
+    return true;
+  }
+
+  void sync_loss(StepOutcome& out) override {
+    read_step_stats();
+    double loss = local_loss_;
+    coll_.allreduce_sum(&loss, 1);
+    out.loss = loss / coll_.size();
+    out.grad_norm = grad_norm_;  // global: LAMB clips the allreduced gradients
+    out.has_loss = true;
+  }
+
+  double evaluate(const data::EvalSet& eval) override {
+    read_step_stats();  // the eval forward overwrites the training step's losses
+    cuda::CudaModel& m = step_->model();
+    double counts[2] = {0, 0};
+    for (const data::Batch& b : eval.batches) {
+      // eval batches may be larger than the training buffers: chunks of at most limits_.rows rows
+      for (int first = 0; first < b.rows; first += limits_.rows) {
+        const int rows = std::min(limits_.rows, b.rows - first);
+        try {
+          if (first == 0 && rows == b.rows) {
+            m.load_batch(b);
+          } else {
+            m.load_batch(slice_rows(b, first, rows));
+          }
+        } catch (const cuda::CudaBatchError& e) {
+          throw data::DataError(cfg_.eval_file + ": " + e.what());
+        }
+        m.forward(cuda::CudaDropout{});
+        const cuda::CudaStepStats st = m.stats();
+        counts[0] += static_cast<double>(st.mlm_correct);
+        counts[1] += static_cast<double>(st.masked);
+      }
+    }
+    coll_.allreduce_sum(counts, 2);
+    return counts[1] > 0 ? counts[0] / counts[1] : 0.0;
+  }
+
+  std::vector<float> params() override { return step_->model().params(); }
+  double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
+  std::string describe() const override {
+    return "cuda bf16, device " + std::to_string(device_) + " (" + device_name_ + ")";
+  }
+
+ private:
+  // The last training step's local loss and the global gradient norm, read once per step at most.
+  void read_step_stats() {
+    if (!loss_pending_) return;
+    local_loss_ = step_->stats().loss;  // synchronises the stream
+    float norm = 0;
+    BERT_CUDA_CHECK(cudaMemcpy(&norm, step_->lamb().device_grad_norm(), sizeof(norm), cudaMemcpyDeviceToHost));
+    grad_norm_ = norm;
+    loss_pending_ = false;
+  }
+
+  const RunConfig& cfg_;
+  dist::Collective& coll_;
+  optim::LrSchedule sched_;
+  int device_ = 0;
+  std::string device_name_;
+  cuda::CudaModelLimits limits_;
+  std::unique_ptr<cuda::NcclDataParallel> dp_;
+  std::unique_ptr<cuda::CudaTrainStep> step_;
+  data::Batch batch_;
+  bool loss_pending_ = false;
+  double local_loss_ = 0, grad_norm_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainBackend> make_cuda_backend(const BackendContext& ctx) { return std::make_unique<CudaBackend>(ctx); }
+
+}  // namespace bert::trainer

@@ -1,0 +1,17 @@
+// The trainer's CUDA backend (run.backend: cuda): CudaTrainStep behind the TrainBackend interface.
+// No CUDA header here: train_loop.cpp and backend_select.cpp include it in every CUDA build.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "trainer/train_backend.h"
+
+namespace bert::trainer {
+
+// "" when this process sees at least one CUDA device, else why not (the CUDA runtime's words).
+std::string cuda_device_problem();
+
+// One GPU per rank, chosen by local rank; NCCL data parallelism when the world has > 1 rank.
+std::unique_ptr<TrainBackend> make_cuda_backend(const BackendContext& ctx);
+
+}  // namespace bert::trainer

@@ -1,0 +1,31 @@
+// run.backend -> the backend. The CUDA one exists only in builds with nvcc (BERT_TRAINER_HAVE_CUDA).
+#include "trainer/train_backend.h"
+
+#ifdef BERT_TRAINER_HAVE_CUDA
+#include "trainer/cuda/cuda_backend.h"
+#endif
+
+namespace bert::trainer {
+
+void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
+  if (cfg.backend != "cuda") return;
+#ifdef BERT_TRAINER_HAVE_CUDA
+  const std::string problem = cuda_device_problem();
+  if (!problem.empty())
+    throw RunConfigError(config_path + ": run.backend: cuda, but there is no CUDA device (" + problem +
+                         "); use run.backend: cpu on this machine");
+#else
+  throw RunConfigError(config_path + ": run.backend: cuda, but this trainer was built without CUDA (nvcc was not "
+                       "found at build time); use run.backend: cpu or rebuild with the CUDA toolkit");
+#endif
+}
+
+std::unique_ptr<TrainBackend> make_backend(const BackendContext& ctx) {
+  check_backend_available(ctx.cfg, ctx.config_path);
+#ifdef BERT_TRAINER_HAVE_CUDA
+  if (ctx.cfg.backend == "cuda") return make_cuda_backend(ctx);
+#endif
+  return make_cpu_backend(ctx);
+}
+
+}  // namespace bert::trainer
