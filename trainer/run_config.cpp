@@ -142,8 +142,6 @@ void validate(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   require(c.precision == "fp32" || c.precision == "bf16", "run.precision", "must be fp32 or bf16");
   require(c.backend == "cpu" || c.backend == "cuda", "run.backend", "must be cpu or cuda");
   require(c.backend != "cpu" || c.precision == "fp32", "run.precision", "the cpu backend trains in fp32");
-  require(c.backend != "cuda" || c.precision == "bf16", "run.precision",
-          "the cuda backend trains in bf16 (fp32 master weights and optimizer); fp32 compute is not implemented");
   require(c.threads >= 0, "run.threads", "must not be negative (0 = from affinity)");
 }
 

@@ -51,7 +51,8 @@ struct RunConfig {
   double target_accuracy = 0.720;
   // run
   uint64_t seed = 0;
-  std::string precision;                 // fp32 (cpu) | bf16 (cuda); load_run_config: "" -> the backend's
+  std::string precision;                 // fp32 | bf16; load_run_config: "" -> the backend's (cpu fp32, cuda bf16)
+                                         // cpu: fp32 only (load_run_config); cuda: bf16 only (at trainer start)
   std::string backend = "cpu";           // cpu | cuda
   int threads = 0;                       // CPU threads per rank (0 = from affinity)
   std::string rendezvous_dir;            // local launches: file rendezvous for the CPU collective

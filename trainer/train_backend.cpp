@@ -9,6 +9,11 @@ namespace bert::trainer {
 
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
   if (cfg.backend != "cuda") return;
+  // A valid run config (the harness may write fp32 for GPU nodes) that this CUDA backend cannot run.
+  if (cfg.precision != "bf16")
+    throw RunConfigError(config_path + ": run.precision: " + cfg.precision +
+                         " is not implemented on run.backend: cuda (it computes in bf16 with fp32 master weights "
+                         "and optimizer); use run.precision: bf16");
 #ifdef BERT_TRAINER_HAVE_CUDA
   const std::string problem = cuda_device_problem();
   if (!problem.empty())

@@ -67,8 +67,8 @@ struct BackendContext {
 };
 
 // Fails early, before any rendezvous, when cfg.backend cannot run in this build or on this machine:
-// RunConfigError naming the config file and run.backend (cuda without CUDA in the build, or without
-// a CUDA device).
+// RunConfigError naming the config file and the key (cuda with a precision other than bf16; cuda
+// without CUDA in the build, or without a CUDA device).
 void check_backend_available(const RunConfig& cfg, const std::string& config_path);
 
 // The backend cfg.backend names (check_backend_available first).

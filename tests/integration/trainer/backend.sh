@@ -21,7 +21,7 @@ run_config "$WORK/cpu_bf16.yaml" "{seed: 1, threads: 1, backend: cpu, precision:
 expect_user_error "cpu backend with bf16" "run.precision: the cpu backend trains in fp32" --config "$WORK/cpu_bf16.yaml"
 
 run_config "$WORK/cuda_fp32.yaml" "{seed: 1, threads: 1, backend: cuda, precision: fp32}"
-expect_user_error "cuda backend with fp32" "run.precision: the cuda backend trains in bf16" --config "$WORK/cuda_fp32.yaml"
+expect_user_error "cuda backend with fp32" "cuda_fp32.yaml: run.precision: fp32 is not implemented on run.backend: cuda" --config "$WORK/cuda_fp32.yaml"
 
 run_config "$WORK/cuda.yaml" "{seed: 1, threads: 1, backend: cuda}"
 if [ "$HAVE_CUDA" = 1 ]; then
