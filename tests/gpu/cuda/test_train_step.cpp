@@ -10,30 +10,54 @@
 using namespace bert::cuda;
 using namespace bert::cuda::test;
 
-TEST_CASE("graph-captured static-shape step == eager dynamic-shape step") {
+namespace {
+
+bert::model::ParamLayout tiny_layout() {
   auto cfg = bert::model::bert_config_for_size("tiny");
   cfg.vocab_size = 1000;
   cfg.max_position = 128;
-  const auto layout = bert::model::make_param_layout(cfg);
+  return bert::model::make_param_layout(cfg);
+}
+
+// The same step twice from the same weights: eager with dynamic shapes, and graph-captured.
+struct EagerAndGraphed {
   std::vector<float> params;
-  bert::model::init_params(layout, 21, params);
+  CudaTrainStep eager, graphed;
+  static TrainStepOptions without_graph(TrainStepOptions o) {
+    o.use_graph = false;
+    return o;
+  }
+  EagerAndGraphed(const bert::model::ParamLayout& layout, const CudaModelLimits& lim, const TrainStepOptions& opt,
+                  uint64_t init_seed)
+      : eager(layout, lim, without_graph(opt)), graphed(layout, lim, opt) {
+    bert::model::init_params(layout, init_seed, params);
+    eager.set_params(params);
+    graphed.set_params(params);
+  }
+};
+
+TrainStepOptions options(uint64_t dropout_seed, int accumulation) {
+  TrainStepOptions opt;
+  opt.lamb.base_lr = 1e-3f;
+  opt.lamb.total_steps = 100;
+  opt.dropout_seed = dropout_seed;
+  opt.accumulation_steps = accumulation;
+  return opt;
+}
+
+}  // namespace
+
+TEST_CASE("graph-captured static-shape step == eager dynamic-shape step") {
+  const auto layout = tiny_layout();
   // different sequence and mask counts per batch: the static shapes pad each differently
   std::vector<bert::data::Batch> batches = {make_batch(128, {{40, 60}, {128}, {10, 20, 30}, {99}}, 1000, 1),
                                             make_batch(128, {{128}, {64, 64}, {33}, {1, 2, 3}}, 1000, 2),
                                             make_batch(128, {{100}, {100}, {100}, {20, 100}}, 1000, 3)};
   CudaModelLimits lim{4, 128, 12, 0};
   for (const auto& b : batches) lim.max_masked = std::max(lim.max_masked, b.num_masked());
-
-  TrainStepOptions opt;
-  opt.lamb.base_lr = 1e-3f;
-  opt.lamb.total_steps = 100;
-  opt.dropout_seed = 77;
-  TrainStepOptions eager_opt = opt;
-  eager_opt.use_graph = false;
-  CudaTrainStep eager(layout, lim, eager_opt);
-  CudaTrainStep graphed(layout, lim, opt);
-  eager.set_params(params);
-  graphed.set_params(params);
+  EagerAndGraphed both(layout, lim, options(77, 1), 21);
+  CudaTrainStep& eager = both.eager;
+  CudaTrainStep& graphed = both.graphed;
   for (uint32_t i = 0; i < 6; ++i) {
     CAPTURE(i);
     const auto& b = batches[i % batches.size()];
@@ -54,29 +78,16 @@ TEST_CASE("graph-captured static-shape step == eager dynamic-shape step") {
 // accumulation; allreduce + LAMB). Three micro-batches per update, four updates: every phase runs
 // eagerly twice, is captured at its third use and replayed after; the result equals the eager path.
 TEST_CASE("gradient accumulation 3: graph-captured micro-steps == eager") {
-  auto cfg = bert::model::bert_config_for_size("tiny");
-  cfg.vocab_size = 1000;
-  cfg.max_position = 128;
-  const auto layout = bert::model::make_param_layout(cfg);
-  std::vector<float> params;
-  bert::model::init_params(layout, 23, params);
+  const auto layout = tiny_layout();
   std::vector<bert::data::Batch> batches = {make_batch(128, {{128}, {64}, {100}, {31}}, 1000, 4),
                                             make_batch(128, {{20}, {128}, {77}, {90}}, 1000, 5),
                                             make_batch(128, {{50}, {60}, {128}, {128}}, 1000, 6)};
   CudaModelLimits lim{4, 128, 4, 0};
   for (const auto& b : batches) lim.max_masked = std::max(lim.max_masked, b.num_masked());
-
-  TrainStepOptions opt;
-  opt.lamb.base_lr = 1e-3f;
-  opt.lamb.total_steps = 100;
-  opt.dropout_seed = 78;
-  opt.accumulation_steps = 3;
-  TrainStepOptions eager_opt = opt;
-  eager_opt.use_graph = false;
-  CudaTrainStep eager(layout, lim, eager_opt);
-  CudaTrainStep graphed(layout, lim, opt);
-  eager.set_params(params);
-  graphed.set_params(params);
+  EagerAndGraphed both(layout, lim, options(78, 3), 23);
+  CudaTrainStep& eager = both.eager;
+  CudaTrainStep& graphed = both.graphed;
+  const std::vector<float>& params = both.params;
   for (uint32_t update = 0; update < 4; ++update) {
     for (uint32_t m = 0; m < 3; ++m) {
       CAPTURE(update);
