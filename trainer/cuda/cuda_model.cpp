@@ -13,6 +13,7 @@
 #include "trainer/cuda/embeddings.h"
 #include "trainer/cuda/gather.h"
 #include "trainer/cuda/gemm.h"
+#include "trainer/cuda/host_staging.h"
 #include "trainer/cuda/layernorm.h"
 #include "trainer/cuda/softmax_xent.h"
 #include "trainer/model/dropout_rng.h"
@@ -66,12 +67,6 @@ void plain_layernorm_backward(const bf16* dy, const bf16* x, const float* gamma,
   layernorm_backward(a, st);
 }
 
-template <class T>
-void copy_to(Buf<T>& dst, const std::vector<T>& src, cudaStream_t s) {
-  if (src.empty()) return;
-  BERT_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice, s));
-}
-
 }  // namespace
 
 struct CudaModel::State {
@@ -87,7 +82,8 @@ struct CudaModel::State {
 
   // the loaded batch (S, M: padded counts with static shapes; S_real, M_real: the batch's own)
   int T = 0, S = 0, M = 0, seq_len = 0, max_len = 0, S_real = 0, M_real = 0;
-  std::vector<int32_t> h_nsp, h_first, h_lens, h_mlm_idx, h_mlm_label;  // staging
+  std::vector<int32_t> h_nsp, h_first, h_lens, h_mlm_idx, h_mlm_label;  // padded (static shapes)
+  std::unique_ptr<HostStaging> batch_staging, step_staging;  // load_batch / set_micro_step never wait
   Buf<uint32_t> micro_step_dev;
   Buf<float> mlm_scale, nsp_scale;  // 1 / valid rows (static shapes)
   Buf<int32_t> ids, pos, first, lens, mlm_idx, mlm_label, nsp_label;
@@ -162,6 +158,12 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
   s.mlm_idx = Buf<int32_t>(Mx);
   s.mlm_label = Buf<int32_t>(Mx);
   s.micro_step_dev = Buf<uint32_t>::from({0u});
+  {  // ids, pos (int32), seg, mask (int8) per token; first, lens, nsp (int32) per sequence; index, label per mask
+    const size_t t = sz(T, 1), sx = sz(Sx, 1), mx = sz(Mx, 1);
+    s.batch_staging = std::make_unique<HostStaging>(
+        HostStaging::bytes_for({4 * t, 4 * t, t, t, 4 * sx, 4 * sx, 4 * sx, 4 * mx, 4 * mx}));
+  }
+  s.step_staging = std::make_unique<HostStaging>(sizeof(uint32_t));
   s.mlm_scale = Buf<float>(1);
   s.nsp_scale = Buf<float>(1);
 
@@ -288,23 +290,28 @@ void CudaModel::load_batch(const data::Batch& b) {
     s.h_mlm_idx.resize(static_cast<size_t>(s.M), -1);
     s.h_mlm_label.resize(static_cast<size_t>(s.M), -1);
   }
-  copy_to(s.ids, b.input_ids, s.stream);
-  copy_to(s.pos, b.position_ids, s.stream);
-  copy_to(s.seg, b.segment_ids, s.stream);
-  copy_to(s.mask, b.input_mask, s.stream);
-  copy_to(s.first, s.h_first, s.stream);
-  copy_to(s.lens, s.h_lens, s.stream);
-  copy_to(s.nsp_label, s.h_nsp, s.stream);
-  copy_to(s.mlm_idx, s.h_mlm_idx, s.stream);
-  copy_to(s.mlm_label, s.h_mlm_label, s.stream);
-  // the host vectors must outlive the asynchronous copies
-  BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  // Queued behind the previous step on the model's stream (which still reads these buffers), from
+  // pinned staging: the host goes on without waiting.
+  HostStaging& hs = *s.batch_staging;
+  hs.begin();
+  hs.copy(s.ids.get(), b.input_ids.data(), b.input_ids.size(), s.stream);
+  hs.copy(s.pos.get(), b.position_ids.data(), b.position_ids.size(), s.stream);
+  hs.copy(s.seg.get(), b.segment_ids.data(), b.segment_ids.size(), s.stream);
+  hs.copy(s.mask.get(), b.input_mask.data(), b.input_mask.size(), s.stream);
+  hs.copy(s.first.get(), s.h_first.data(), s.h_first.size(), s.stream);
+  hs.copy(s.lens.get(), s.h_lens.data(), s.h_lens.size(), s.stream);
+  hs.copy(s.nsp_label.get(), s.h_nsp.data(), s.h_nsp.size(), s.stream);
+  hs.copy(s.mlm_idx.get(), s.h_mlm_idx.data(), s.h_mlm_idx.size(), s.stream);
+  hs.copy(s.mlm_label.get(), s.h_mlm_label.data(), s.h_mlm_label.size(), s.stream);
+  hs.end(s.stream);
   s.have_forward = false;
 }
 
 void CudaModel::set_micro_step(uint32_t micro_step) {
-  BERT_CUDA_CHECK(cudaStreamSynchronize(st_->stream));
-  BERT_CUDA_CHECK(cudaMemcpy(st_->micro_step_dev.get(), &micro_step, sizeof(micro_step), cudaMemcpyHostToDevice));
+  HostStaging& hs = *st_->step_staging;
+  hs.begin();
+  hs.copy(st_->micro_step_dev.get(), &micro_step, 1, st_->stream);
+  hs.end(st_->stream);
 }
 
 void CudaModel::forward(const CudaDropout& d) {

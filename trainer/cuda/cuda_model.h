@@ -68,10 +68,12 @@ class CudaModel {
   float* grads_f32();
   cudaStream_t stream() const;
 
-  // Validates (CudaBatchError naming the field) and copies the batch to the device.
+  // Validates (CudaBatchError naming the field) and queues the batch's copy to the device on the
+  // model's stream (after the work already queued there, which may still read the old batch).
+  // Does not wait for the device: pinned, double-buffered staging (host_staging.h).
   void load_batch(const data::Batch& b);
   // Static shapes: the micro-step the next forward/backward draws dropout masks for (dropout.micro_step
-  // is ignored then, so a captured graph needs no change). Synchronous, tiny.
+  // is ignored then, so a captured graph needs no change). Queued on the stream like load_batch.
   void set_micro_step(uint32_t micro_step);
   // Forward of the loaded batch; keeps what backward needs.
   void forward(const CudaDropout& dropout);
