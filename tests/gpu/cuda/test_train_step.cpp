@@ -105,3 +105,25 @@ TEST_CASE("gradient accumulation 3: graph-captured micro-steps == eager") {
   // the updates moved the weights (LAMB ran once per three micro-batches, not never)
   CHECK(rel_l2(graphed.model().params(), params) > 1e-6);
 }
+
+// Batches are staged in pinned double buffers and their copies queued behind the running step, so
+// the host runs ahead of the GPU. Steps queued back to back without any read give the same weights
+// as steps separated by a full synchronisation (stats() after each).
+TEST_CASE("host running ahead (no reads between steps) == synchronising after every step") {
+  const auto layout = tiny_layout();
+  std::vector<bert::data::Batch> batches;
+  for (uint64_t k = 0; k < 5; ++k)
+    batches.push_back(make_batch(128, {{128}, {40 + 10 * static_cast<int>(k), 30}, {90}, {64, 64}}, 1000, 30 + k));
+  CudaModelLimits lim{4, 128, 8, 0};
+  for (const auto& b : batches) lim.max_masked = std::max(lim.max_masked, b.num_masked());
+  EagerAndGraphed ahead(layout, lim, options(79, 1), 24), synced(layout, lim, options(79, 1), 24);
+  for (uint32_t i = 0; i < 10; ++i) {
+    ahead.graphed.step(batches[i % batches.size()], i);
+    synced.graphed.step(batches[i % batches.size()], i);
+    (void)synced.graphed.stats();
+    bert::cuda::test::sync();
+  }
+  CHECK(ahead.graphed.graph_captured());
+  CHECK(rel_l2(ahead.graphed.model().params(), synced.graphed.model().params()) < 1e-6);
+  CHECK(std::abs(ahead.graphed.stats().loss - synced.graphed.stats().loss) < 1e-6);
+}
