@@ -39,7 +39,10 @@ expect_user_error "backend cuda, --benchmark" "$needle" --config "$WORK/cuda.yam
 rc=0
 RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 NODE_RANK=0 BERT_DIST_TIMEOUT_S=600 \
   timeout 60 "$TRAINER" --config "$WORK/cuda.yaml" > /dev/null 2> "$WORK/rank1.err" || rc=$?
-[ "$rc" -eq 2 ] && grep -qF "$needle" "$WORK/rank1.err" || { cat "$WORK/rank1.err" >&2; fail "rank 1 of 2: exit $rc"; }
+if [ "$rc" -ne 2 ] || ! grep -qF "$needle" "$WORK/rank1.err"; then
+  cat "$WORK/rank1.err" >&2
+  fail "rank 1 of 2: exit $rc"
+fi
 echo "ok: rank 1 of 2 with backend cuda -> exit 2 at once"
 
 # The same config on the cpu backend trains (2 steps, stopped by max_steps: aborted, exit 0).
