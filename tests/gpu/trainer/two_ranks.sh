@@ -10,22 +10,8 @@ TRAINER=$1 PYTHON=$2
 source "$(dirname "$0")/../../integration/trainer/common.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-cat > "$WORK/bert_config.json" <<'JSON'
-{"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512,
- "vocab_size": 1024, "max_position_embeddings": 128, "type_vocab_size": 2, "hidden_act": "gelu",
- "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0, "initializer_range": 0.02}
-JSON
-config() {  # FILE BATCH
-  cat > "$1" <<YAML
-model: {size: custom, bert_config: $WORK/bert_config.json}
-data: {vocab_size: 1024, max_seq_length: 128, max_predictions_per_seq: 20}
-batch: {batch_size: $2, gradient_accumulation_steps: 2}
-optimizer: {learning_rate: 0.01, max_steps: 100, warmup_steps: 2, clip_after_allreduce: true}
-run: {seed: 5, backend: cuda, rendezvous_dir: $WORK/rdv}
-YAML
-}
-config "$WORK/one.yaml" 16
-config "$WORK/two.yaml" 8
+data_parallel_config "$WORK/one.yaml" 16 "backend: cuda"
+data_parallel_config "$WORK/two.yaml" 8 "backend: cuda"
 
 rc=0
 "$TRAINER" --config "$WORK/one.yaml" --benchmark 4 --save-weights "$WORK/one.h5" > "$WORK/one.out" 2>&1 || rc=$?
@@ -39,16 +25,7 @@ if [ "${gpus:-0}" -lt 2 ]; then
   echo "SKIPPED: needs 2 CUDA devices (nvidia-smi lists ${gpus:-none})"
   exit 77
 fi
-mkdir -p "$WORK/rdv"
-pids=()
-for r in 0 1; do
-  RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 NODE_RANK=0 \
-    "$TRAINER" --config "$WORK/two.yaml" --benchmark 4 --save-weights "$WORK/two.h5" > "$WORK/two_$r.out" 2>&1 &
-  pids+=($!)
-done
-for r in 0 1; do
-  wait "${pids[$r]}" || { cat "$WORK/two_$r.out" >&2; fail "rank $r failed"; }
-done
+run_two_ranks "$WORK/two.yaml" "$WORK/two.h5"
 "$TRAINER" --config "$WORK/two.yaml" --benchmark 4 --save-weights "$WORK/half.h5" > "$WORK/half.out" 2>&1 \
   || { cat "$WORK/half.out" >&2; fail "half-batch run failed"; }
 cat "$WORK/one.out" "$WORK/two_0.out" "$WORK/half.out"

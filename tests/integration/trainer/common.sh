@@ -52,3 +52,36 @@ expect_user_error() {
   if grep -q '"key": "run_stop"' "$WORK/stdout"; then fail "$what: a run_stop was logged"; fi
   echo "ok: $what -> $(cat "$WORK/stderr")"
 }
+
+# data_parallel_config FILE BATCH RUN_KEYS: the 2-rank-vs-1-rank run config (tiny BERT with dropout off,
+# because the dropout stream includes the rank; accumulation 2, clipping after the allreduce, file
+# rendezvous in $WORK/rdv). RUN_KEYS: extra `run:` keys, e.g. "threads: 1" or "backend: cuda".
+data_parallel_config() {
+  cat > "$WORK/bert_config.json" <<'JSON'
+{"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512,
+ "vocab_size": 1024, "max_position_embeddings": 128, "type_vocab_size": 2, "hidden_act": "gelu",
+ "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0, "initializer_range": 0.02}
+JSON
+  cat > "$1" <<YAML
+model: {size: custom, bert_config: $WORK/bert_config.json}
+data: {vocab_size: 1024, max_seq_length: 64, max_predictions_per_seq: 10}
+batch: {batch_size: $2, gradient_accumulation_steps: 2}
+optimizer: {learning_rate: 0.01, max_steps: 100, warmup_steps: 2, clip_after_allreduce: true}
+run: {seed: 5, $3, rendezvous_dir: $WORK/rdv}
+YAML
+}
+
+# run_two_ranks CONFIG WEIGHTS: `trainer --benchmark 4` as ranks 0 and 1 of a local launch (rank 0
+# saves WEIGHTS); their outputs in $WORK/two_<rank>.out.
+run_two_ranks() {
+  mkdir -p "$WORK/rdv"
+  local pids=() r
+  for r in 0 1; do
+    RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 NODE_RANK=0 \
+      "$TRAINER" --config "$1" --benchmark 4 --save-weights "$2" > "$WORK/two_$r.out" 2>&1 &
+    pids+=($!)
+  done
+  for r in 0 1; do
+    wait "${pids[$r]}" || { cat "$WORK/two_$r.out" >&2; fail "rank $r failed"; }
+  done
+}
