@@ -122,7 +122,7 @@ std::vector<SchemaEntry> make_schema() {
       integer("benchmark.eval_start_samples", "-1", -1, 1e12, "first eval point; -1 = the MLPerf formula"),
       integer("benchmark.eval_interval_samples", "-1", -1, 1e12, "eval interval; -1 = the MLPerf formula"),
       real("benchmark.target_accuracy", "0.72", 0, 1, true, true, "masked-LM accuracy target"),
-      oneof("benchmark.precision", "fp32", {"fp32", "bf16"}, "math precision (fp32: CPU and CUDA; bf16: CUDA)"),
+      oneof("benchmark.precision", "auto", {"auto", "fp32", "bf16"}, "math precision: auto = fp32 on the cpu backend, bf16 on cuda"),
       oneof("benchmark.backend", "auto", {"auto", "cpu", "cuda"}, "trainer backend (auto: cuda when the node has GPUs)"),
       integer("benchmark.threads", "0", 0, 4096, "CPU threads per rank (0 = from the binding)"),
       {"env", V::StringMap, "", -kInf, kInf, false, false, {}, "job-wide environment (NCCL_*, IX_NUM_CUDA_VISIBLE_DEVICES, ...)"},

@@ -35,6 +35,7 @@ struct TrainerInputs {
   std::string train_dir, eval_file, checkpoint;  // as the trainer sees them (container paths inside pyxis)
   std::string rendezvous_dir;                    // local launches only
   std::string backend;                           // cpu | cuda (auto resolved)
+  std::string precision;                         // fp32 (cpu) | bf16 (cuda) (auto resolved)
 };
 json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInputs& in);
 json make_system_json(const Config& cfg, const Plan& plan);

@@ -46,11 +46,12 @@ void print_dry_run(const Plan& p, const Config& cfg, std::ostream& os) {
   out += fmt::format("binding     cpu {}, mem {}, unit {}\n", cfg.str("binding.cpu"), cfg.str("binding.mem"), unit);
   out += fmt::format("container   {}\n", cfg.str("container.image").empty() ? "none (bare metal)" : cfg.str("container.image"));
   const auto& tc = p.trainer_config;
-  out += fmt::format("benchmark   model {}, {} data, batch {} x accum {}, lr {}, max_steps {}, target {}, backend {}\n",
+  out += fmt::format("benchmark   model {}, {} data, batch {} x accum {}, lr {}, max_steps {}, target {}, backend {} {}\n",
                      tc["model"]["size"].get<std::string>(), tc["data"]["data_format"].get<std::string>(),
                      tc["batch"]["batch_size"].get<long long>(), tc["batch"]["gradient_accumulation_steps"].get<long long>(),
                      tc["optimizer"]["learning_rate"].get<double>(), tc["optimizer"]["max_steps"].get<long long>(),
-                     tc["stopping"]["target_accuracy"].get<double>(), tc["run"]["backend"].get<std::string>());
+                     tc["stopping"]["target_accuracy"].get<double>(), tc["run"]["backend"].get<std::string>(),
+                     tc["run"]["precision"].get<std::string>());
   std::string seeds;
   for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
   out += fmt::format("experiment  NEXP {}, cache clear {}{}, walltime {}, output {}\n", p.experiment.nexp,

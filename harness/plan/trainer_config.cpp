@@ -45,7 +45,7 @@ json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInput
                    {"eval_interval_samples", cfg.integer("benchmark.eval_interval_samples")},
                    {"target_accuracy", cfg.real("benchmark.target_accuracy")}};
   j["run"] = {{"seed", plan.experiment.seeds.empty() ? 0 : plan.experiment.seeds.front()},
-              {"precision", cfg.str("benchmark.precision")},
+              {"precision", in.precision},
               {"backend", in.backend},
               {"threads", cfg.integer("benchmark.threads")},
               {"rendezvous_dir", in.rendezvous_dir}};
