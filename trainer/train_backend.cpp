@@ -9,7 +9,7 @@ namespace bert::trainer {
 
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
   if (cfg.backend != "cuda") return;
-  // A valid run config (the harness may write fp32 for GPU nodes) that this CUDA backend cannot run.
+  // A valid run config (hand-written; the harness resolves precision per backend) that this CUDA backend cannot run.
   if (!cfg.precision.empty() && cfg.precision != "bf16")  // "": not loaded from a file, the default
     throw RunConfigError(config_path + ": run.precision: " + cfg.precision +
                          " is not implemented on run.backend: cuda (it computes in bf16 with fp32 master weights "
