@@ -47,7 +47,7 @@ cache_clear_line > "$log"
 start=$(date +%s.%N)
 rc=0
 "$TRAINER" --config "$WORK/run.yaml" >> "$log" 2> "$WORK/stderr" || rc=$?
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 cat "$WORK/stderr"
 [ "$rc" -eq 0 ] || fail "trainer exit $rc"
 status=$(grep '"key": "run_stop"' "$log" | sed 's/.*"status": "\([a-z]*\)".*/\1/')
