@@ -117,7 +117,7 @@ std::vector<SchemaEntry> make_schema() {
       integer("benchmark.warmup_steps", "0", 0, 1e9, "absolute warmup steps"),
       real("benchmark.warmup_proportion", "0", 0, 1, false, false, "warmup as a fraction of max_steps (when warmup_steps is 0)"),
       integer("benchmark.start_warmup_step", "0", -1e9, 1e9, "shift of the warmup origin (may be negative)"),
-      boolean("benchmark.clip_after_allreduce", "false", "clip gradients after the allreduce"),
+      boolean("benchmark.clip_after_allreduce", "false", "clip gradients after the allreduce (always on the cuda backend)"),
       integer("benchmark.max_samples", "0", 0, 1e12, "stop (aborted) after this many samples; 0 = none"),
       integer("benchmark.eval_start_samples", "-1", -1, 1e12, "first eval point; -1 = the MLPerf formula"),
       integer("benchmark.eval_interval_samples", "-1", -1, 1e12, "eval interval; -1 = the MLPerf formula"),

@@ -134,6 +134,11 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   if (in.precision != native)
     fail_at(cfg, "benchmark.precision", precision + " with the " + in.backend + " backend: the " + in.backend +
                                             " trainer computes in " + native + " (leave precision at auto)");
+  // The CUDA trainer clips the allreduced gradients (its NCCL buckets overlap the backward pass, so the
+  // local norm is not known before they start); RULES allow either order.
+  in.clip_after_allreduce = in.backend == "cuda" || cfg.flag("benchmark.clip_after_allreduce");
+  if (in.backend == "cuda" && cfg.given("benchmark.clip_after_allreduce") && !cfg.flag("benchmark.clip_after_allreduce"))
+    fail_at(cfg, "benchmark.clip_after_allreduce", "false with the cuda backend: the cuda trainer clips after the allreduce");
   return in;
 }
 

@@ -36,6 +36,7 @@ struct TrainerInputs {
   std::string rendezvous_dir;                    // local launches only
   std::string backend;                           // cpu | cuda (auto resolved)
   std::string precision;                         // fp32 (cpu) | bf16 (cuda) (auto resolved)
+  bool clip_after_allreduce = false;             // always on the cuda backend
 };
 json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInputs& in);
 json make_system_json(const Config& cfg, const Plan& plan);

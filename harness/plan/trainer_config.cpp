@@ -39,7 +39,7 @@ json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInput
                     {"warmup_steps", cfg.integer("benchmark.warmup_steps")},
                     {"warmup_proportion", cfg.real("benchmark.warmup_proportion")},
                     {"start_warmup_step", cfg.integer("benchmark.start_warmup_step")},
-                    {"clip_after_allreduce", cfg.flag("benchmark.clip_after_allreduce")}};
+                    {"clip_after_allreduce", in.clip_after_allreduce}};
   j["stopping"] = {{"max_samples", cfg.integer("benchmark.max_samples")},
                    {"eval_start_samples", cfg.integer("benchmark.eval_start_samples")},
                    {"eval_interval_samples", cfg.integer("benchmark.eval_interval_samples")},
