@@ -214,6 +214,7 @@ PackSummary pack_files(const std::vector<std::string>& in, const std::string& ou
     sum.tokens += packed.total_tokens();
     tick(progress, static_cast<int64_t>(k + 1), static_cast<int64_t>(in.size()));
   }
+  sum.files = static_cast<int>(in.size());
   return sum;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "trainer/data/packing.h"
 #include "trainer/data/shard_io.h"
 
 namespace bert::data {
@@ -52,9 +53,18 @@ struct PackSummary {
   double efficiency() const;          // tokens / (packs * seq_len)
   double sequences_per_pack() const;
   int seq_len = 0;
+  int files = 0;                      // output shards written
+  int64_t strategies = 0;             // global packer: distinct pack shapes used
+  PackingBounds bounds;               // global packer: of the input histogram
 };
-// Each input shard packed into OUT/part_XXXXX (input order), at most max_per_pack per pack.
+// Each input shard packed on its own into OUT/part_XXXXX (input order), at most max_per_pack per pack.
 PackSummary pack_files(const std::vector<std::string>& in, const std::string& out_dir, const Limits& limits,
                        int max_per_pack, uint64_t seed, const Progress& progress);
+// All input shards packed together from their global length histogram (packing.h explains the
+// passes and the memory bound) into OUT/part_XXXXX, out_shards files (0 = as many as inputs) of
+// consecutive packs after a seeded shuffle. On an error the files written so far are removed.
+// Progress counts steps: inputs scanned, inputs distributed, output shards written.
+PackSummary pack_files_global(const std::vector<std::string>& in, const std::string& out_dir, const Limits& limits,
+                              int max_per_pack, uint64_t seed, int out_shards, const Progress& progress);
 
 }  // namespace bert::data

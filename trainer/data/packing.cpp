@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
+#include <map>
 #include <numeric>
 #include <vector>
 
@@ -53,6 +55,90 @@ SequenceSet pack_sequences(const SequenceSet& in, int seq_len, int max_per_pack,
 double packing_efficiency(const SequenceSet& packed, int seq_len) {
   if (packed.num_packs() == 0) return 0.0;
   return static_cast<double>(packed.total_tokens()) / (static_cast<double>(packed.num_packs()) * seq_len);
+}
+
+int PackStrategy::tokens() const { return std::accumulate(lengths.begin(), lengths.end(), 0); }
+
+int64_t count_packs(const std::vector<PackStrategy>& strategies) {
+  int64_t n = 0;
+  for (const auto& s : strategies) n += s.count;
+  return n;
+}
+
+namespace {
+
+// The fullest pack (l1 plus up to max_per_pack-1 sequences no longer than l1) from the counts
+// left; returns its lengths in descending order. At equal fill more sequences win, and among
+// those the longest second sequence (so the shortest third): BERT-like data has many more short
+// sequences than two-per-pack fills can use, and leftover short ones make nearly empty packs.
+std::vector<int> best_completion(const std::vector<int64_t>& left, int l1, int seq_len, int max_per_pack) {
+  const int room = seq_len - l1;
+  int best2 = 0, best3 = 0, best_fill = l1, best_n = 1;
+  for (int l2 = std::min(l1, room); max_per_pack >= 2 && l2 >= 1; --l2) {
+    if (best_fill == seq_len && best_n == max_per_pack) break;
+    if (2 * l2 <= room && l1 + 2 * l2 < best_fill) break;  // nothing shorter reaches best_fill
+    if (left[l2] < 1 + (l2 == l1)) continue;
+    int l3 = 0;
+    for (int x = std::min(l2, room - l2); max_per_pack >= 3 && x >= 1; --x)
+      if (left[x] >= 1 + (x == l2) + (x == l1)) {
+        l3 = x;
+        break;
+      }
+    const int fill = l1 + l2 + l3, n = l3 ? 3 : 2;
+    if (fill > best_fill || (fill == best_fill && n > best_n)) best_fill = fill, best_n = n, best2 = l2, best3 = l3;
+  }
+  std::vector<int> lengths{l1};
+  if (best2) lengths.push_back(best2);
+  if (best3) lengths.push_back(best3);
+  return lengths;
+}
+
+}  // namespace
+
+std::vector<PackStrategy> solve_packing(const std::vector<int64_t>& hist, int seq_len, int max_per_pack) {
+  if (max_per_pack < 1) throw DataError("pack: max sequences per pack must be >= 1");
+  if (seq_len < 1) throw DataError("pack: seq_len must be >= 1");
+  for (size_t len = 0; len < hist.size(); ++len) {
+    if (hist[len] < 0) throw DataError(fmt::format("pack: negative count at length {}", len));
+    if (hist[len] > 0 && (len == 0 || len > static_cast<size_t>(seq_len)))
+      throw DataError(fmt::format("pack: {} sequence(s) of length {} outside [1, seq_len {}]", hist[len], len, seq_len));
+  }
+  // The search is over up to 3 sequences per pack (NVIDIA's setting); a larger max_per_pack is used as 3.
+  const int chosen = std::min(max_per_pack, 3);
+  std::vector<int64_t> left(static_cast<size_t>(seq_len) + 1, 0);
+  std::copy(hist.begin(), hist.begin() + std::min(hist.size(), left.size()), left.begin());
+  std::map<std::vector<int>, int64_t> merged;
+  for (int l1 = seq_len; l1 >= 1; --l1) {
+    while (left[l1] > 0) {
+      std::vector<int> lengths = best_completion(left, l1, seq_len, chosen);
+      // As many copies as the counts allow: the same choice would be made again for each.
+      int64_t copies = std::numeric_limits<int64_t>::max();
+      for (int x : lengths)
+        copies = std::min(copies, left[x] / std::count(lengths.begin(), lengths.end(), x));
+      for (int x : lengths) left[x] -= copies;
+      merged[lengths] += copies;
+    }
+  }
+  std::vector<PackStrategy> out;
+  out.reserve(merged.size());
+  for (auto& [lengths, count] : merged) out.push_back(PackStrategy{lengths, count});
+  return out;
+}
+
+PackingBounds packing_bounds(const std::vector<int64_t>& hist, int seq_len, int max_per_pack) {
+  PackingBounds b;
+  int64_t longer_half = 0, longer_third = 0;
+  for (size_t len = 1; len < hist.size(); ++len) {
+    b.sequences += hist[len];
+    b.tokens += hist[len] * static_cast<int64_t>(len);
+    if (2 * static_cast<int64_t>(len) > seq_len) longer_half += hist[len];
+    else if (3 * static_cast<int64_t>(len) > seq_len) longer_third += hist[len];
+  }
+  b.tokens_packs = (b.tokens + seq_len - 1) / seq_len;
+  b.per_pack_packs = (b.sequences + max_per_pack - 1) / max_per_pack;
+  b.long_packs = longer_half + (std::max<int64_t>(0, longer_third - longer_half) + 1) / 2;
+  b.best_packs = std::max({b.tokens_packs, b.per_pack_packs, b.long_packs});
+  return b;
 }
 
 }  // namespace bert::data

@@ -357,6 +357,45 @@ SequenceSet read_shard(const std::string& path, const Limits& limits, int64_t fi
   }
 }
 
+std::vector<int16_t> read_lengths(const std::string& path, const Limits& limits) {
+  ReadingFile guard(path);
+  Handle f = h5::open_file(path);
+  const Format found = detect_open(f, path);
+  if (found == Format::packed) throw DataError(fmt::format("{}: needs unpacked (fixed or varlength) shards", path));
+  std::vector<int16_t> lengths;
+  if (found == Format::varlength) {
+    Handle ids = h5::open_dataset(f, path, "input_ids");
+    const int64_t n = first_dim(ids, path, "input_ids", 1);
+    std::vector<int16_t> values;
+    std::vector<int64_t> off;
+    read_vlen_checked(f, path, "input_ids", n, 0, n, values, off);
+    lengths.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t len = off[i + 1] - off[i];
+      if (len < 1 || (limits.seq_len > 0 && len > limits.seq_len))
+        bad_sample(path, "input_ids", i, fmt::format("length {} outside [1, seq_len {}]", len, limits.seq_len));
+      lengths[i] = static_cast<int16_t>(len);
+    }
+    return lengths;
+  }
+  Handle mask = h5::open_dataset(f, path, "input_mask");
+  h5::expect_int(mask, path, "input_mask", 1, false);
+  const int64_t n = first_dim(mask, path, "input_mask", 2);
+  const int64_t L = static_cast<int64_t>(h5::dims(mask)[1]);
+  if (limits.seq_len > 0 && L != limits.seq_len)
+    fail(path, "input_mask", fmt::format("sequence length {}, expected {}", L, limits.seq_len));
+  std::vector<int8_t> m;
+  h5::read_rows(mask, path, "input_mask", 0, n, m);
+  lengths.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const int8_t* row = m.data() + i * L;
+    int64_t len = 0;
+    while (len < L && row[len] == 1) ++len;
+    if (len < 1) bad_sample(path, "input_mask", i, "empty sequence");
+    lengths[i] = static_cast<int16_t>(len);
+  }
+  return lengths;
+}
 
 int64_t count_samples(const std::string& path) {
   ReadingFile guard(path);

@@ -39,6 +39,10 @@ Format detect_format(const std::string& path);
 // files `first`/`count` count packs. `layout` (optional) receives the file's layout.
 SequenceSet read_shard(const std::string& path, const Limits& limits, int64_t first = 0,
                        int64_t count = -1, Format* layout = nullptr);
+// The real length of every sequence of an unpacked (fixed or varlength) file, reading only
+// input_ids (varlength) or input_mask (fixed); each is checked to be in [1, limits.seq_len].
+// A packed file is a DataError ("needs unpacked ...").
+std::vector<int16_t> read_lengths(const std::string& path, const Limits& limits);
 // Number of samples (packs for packed files) without reading the data.
 int64_t count_samples(const std::string& path);
 

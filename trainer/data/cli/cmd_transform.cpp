@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <fmt/core.h>
 #include <memory>
 
 #include "trainer/data/cli/commands.h"
+#include "trainer/data/data_error.h"
 #include "trainer/data/dataset_tools.h"
 
 namespace bert::data::cli {
@@ -10,6 +12,7 @@ namespace {
 struct TransformArgs {
   std::string in, out, format = "varlength";
   int shards = 0, max_per_pack = 3;
+  bool per_shard = false;
   uint64_t seed = 12345;
   Limits limits{0, 0, 0};
 };
@@ -66,13 +69,28 @@ void add_transforms(CLI::App& app) {
   auto* pk_cmd = app.add_subcommand("pack", "pack sequences (<= 3 per row of seq-len tokens), NVIDIA's packed layout");
   add_io(pk_cmd, *pk);
   pk_cmd->add_option("--max-per-pack", pk->max_per_pack, "sequences per pack")->check(CLI::Range(1, 64));
-  pk_cmd->add_option("--seed", pk->seed, "seed of the pack order");
+  pk_cmd->add_option("--seed", pk->seed, "seed of the pack order and of which sequence fills which slot");
+  pk_cmd->add_option("--shards", pk->shards, "output shards (global packing; 0 = as many as input shards)")
+      ->check(CLI::NonNegativeNumber);
+  pk_cmd->add_flag("--per-shard", pk->per_shard,
+                   "pack each input shard on its own (best-fit decreasing) instead of the global histogram solver");
   pk_cmd->callback([a = pk] {
     const auto files = input_files(a->in);
-    const PackSummary s = pack_files(files, a->out, a->limits, a->max_per_pack, a->seed, step("file packed"));
+    if (a->per_shard && a->shards > 0) throw DataError("pack: --shards applies to global packing, not --per-shard");
+    const PackSummary s =
+        a->per_shard ? pack_files(files, a->out, a->limits, a->max_per_pack, a->seed, step("file packed"))
+                     : pack_files_global(files, a->out, a->limits, a->max_per_pack, a->seed, a->shards,
+                                         step("pack step (scan, distribute, write)"));
     fmt::print("pack: {} sequences -> {} packs of {} tokens in {} ({:.4f} sequences/pack), packing efficiency {:.4f} "
                "(real tokens / pack slots)\n",
                s.sequences, s.packs, s.seq_len, a->out, s.sequences_per_pack(), s.efficiency());
+    if (!a->per_shard)
+      fmt::print("pack: global, {} pack shapes, {} output shards; bound for this histogram {:.4f} sequences/pack "
+                 "(tokens {:.4f}, <= {} per pack {:.4f}, long sequences {:.4f})\n",
+                 s.strategies, s.files, s.bounds.max_sequences_per_pack(),
+                 static_cast<double>(s.bounds.sequences) / static_cast<double>(s.bounds.tokens_packs), a->max_per_pack,
+                 static_cast<double>(s.bounds.sequences) / static_cast<double>(s.bounds.per_pack_packs),
+                 static_cast<double>(s.bounds.sequences) / static_cast<double>(std::max<int64_t>(1, s.bounds.long_packs)));
   });
 }
 

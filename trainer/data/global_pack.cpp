@@ -1,0 +1,272 @@
+// pack_files_global (dataset_tools.h): histogram pass, solver, slot plan, spill pass, write pass.
+// packing.h explains the design and its memory bound.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <limits>
+#include <memory>
+
+#include "trainer/data/data_error.h"
+#include "trainer/data/dataset_tools.h"
+#include "trainer/data/packing.h"
+#include "trainer/data/rng.h"
+
+namespace bert::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint64_t kPackOrderKey = 0x676c6f62;  // "glob"
+constexpr uint64_t kSlotOrderKey = 0x736c6f74;  // "slot"
+constexpr size_t kSpillBudget = size_t{64} << 20;  // bytes buffered over all spill files
+
+// Where each sequence goes: for length L, slots[off[L] .. off[L+1]) are pack*k + slot, consumed
+// in order by the sequences of length L in input order.
+struct SlotPlan {
+  std::vector<uint32_t> slots;
+  std::vector<int64_t> off;
+  std::vector<int64_t> first_pack;  // output shard m holds packs [first_pack[m], first_pack[m+1])
+  int k = 3;
+
+  int shard_of(int64_t pack) const {
+    return static_cast<int>(std::upper_bound(first_pack.begin(), first_pack.end(), pack) - first_pack.begin()) - 1;
+  }
+};
+
+SlotPlan plan_slots(const std::vector<int64_t>& hist, const std::vector<PackStrategy>& strategies, int k,
+                    uint64_t seed, int out_shards) {
+  const int64_t packs = count_packs(strategies);
+  int64_t sequences = 0;
+  for (int64_t c : hist) sequences += c;
+  if (static_cast<uint64_t>(packs) * static_cast<uint64_t>(k) > std::numeric_limits<uint32_t>::max())
+    throw DataError(fmt::format("pack: {} packs x {} slots exceed the 32-bit slot index", packs, k));
+  if (strategies.size() > std::numeric_limits<uint32_t>::max()) throw DataError("pack: too many pack shapes");
+  std::vector<uint32_t> pack_strategy(static_cast<size_t>(packs));
+  size_t at = 0;
+  for (size_t s = 0; s < strategies.size(); ++s)
+    for (int64_t c = 0; c < strategies[s].count; ++c) pack_strategy[at++] = static_cast<uint32_t>(s);
+  Rng(std::initializer_list<uint64_t>{seed, kPackOrderKey}).shuffle(pack_strategy.begin(), pack_strategy.end());
+
+  SlotPlan plan;
+  plan.k = k;
+  plan.off.assign(hist.size() + 1, 0);
+  for (size_t len = 0; len < hist.size(); ++len) plan.off[len + 1] = plan.off[len] + hist[len];
+  plan.slots.resize(static_cast<size_t>(sequences));
+  std::vector<int64_t> cursor(plan.off.begin(), plan.off.end() - 1);
+  for (int64_t p = 0; p < packs; ++p) {
+    const auto& lengths = strategies[pack_strategy[p]].lengths;
+    for (size_t j = 0; j < lengths.size(); ++j)
+      plan.slots[cursor[lengths[j]]++] = static_cast<uint32_t>(p * k + static_cast<int64_t>(j));
+  }
+  pack_strategy = {};
+  for (size_t len = 1; len < hist.size(); ++len)
+    Rng(std::initializer_list<uint64_t>{seed, kSlotOrderKey, len})
+        .shuffle(plan.slots.begin() + plan.off[len], plan.slots.begin() + plan.off[len + 1]);
+  for (int m = 0; m <= out_shards; ++m) plan.first_pack.push_back(m * packs / out_shards);
+  return plan;
+}
+
+// Record in a spill file: pack (within its output shard), slot, length, masked count, label, then
+// the token ids, segment ids, masked positions and masked ids.
+struct RecordHead {
+  uint32_t pack;
+  uint16_t slot, len, masked;
+  int8_t nsp;
+};
+
+class SpillFiles {
+ public:
+  SpillFiles(std::string dir, int shards) : dir_(std::move(dir)), buf_(static_cast<size_t>(shards)) {}
+  std::string path(int m) const { return fmt::format("{}/spill_{:05d}", dir_, m); }
+
+  void add(int m, const RecordHead& h, const SequenceSet& s, int64_t i) {
+    std::string& b = buf_[static_cast<size_t>(m)];
+    put(b, &h, sizeof h);
+    put(b, s.input_ids.data() + s.tok_off[i], sizeof(int16_t) * h.len);
+    put(b, s.segment_ids.data() + s.tok_off[i], sizeof(int8_t) * h.len);
+    put(b, s.mlm_positions.data() + s.mlm_off[i], sizeof(int16_t) * h.masked);
+    put(b, s.mlm_ids.data() + s.mlm_off[i], sizeof(int16_t) * h.masked);
+    if (buffered_ > kSpillBudget) flush();
+  }
+
+  void flush() {
+    for (size_t m = 0; m < buf_.size(); ++m) {
+      if (buf_[m].empty()) continue;
+      const std::string p = path(static_cast<int>(m));
+      std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(p.c_str(), "ab"), std::fclose);
+      if (!f || std::fwrite(buf_[m].data(), 1, buf_[m].size(), f.get()) != buf_[m].size() || std::fflush(f.get()) != 0)
+        throw DataError(fmt::format("{}: cannot write spill file (disk full?)", p));
+      buf_[m].clear();
+      buf_[m].shrink_to_fit();
+    }
+    buffered_ = 0;
+  }
+
+ private:
+  void put(std::string& b, const void* p, size_t n) {
+    b.append(static_cast<const char*>(p), n);
+    buffered_ += n;
+  }
+  std::string dir_;
+  std::vector<std::string> buf_;
+  size_t buffered_ = 0;
+};
+
+std::string read_all(const std::string& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!f) throw DataError(fmt::format("{}: cannot open spill file", path));
+  std::string data;
+  char chunk[1 << 16];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) data.append(chunk, n);
+  if (std::ferror(f.get())) throw DataError(fmt::format("{}: cannot read spill file", path));
+  return data;
+}
+
+// Output shard `m` from its spill file: records ordered by (pack, slot), packs in order.
+SequenceSet assemble_shard(const std::string& spill, int64_t packs) {
+  const std::string data = packs > 0 ? read_all(spill) : std::string();
+  struct Rec {
+    RecordHead h;
+    size_t at;
+  };
+  std::vector<Rec> recs;
+  for (size_t at = 0; at < data.size();) {
+    Rec r;
+    std::memcpy(&r.h, data.data() + at, sizeof r.h);
+    r.at = at + sizeof r.h;
+    at = r.at + 3 * size_t{r.h.len} + 4 * size_t{r.h.masked};
+    if (at > data.size()) throw DataError(fmt::format("{}: truncated spill file", spill));
+    recs.push_back(r);
+  }
+  std::sort(recs.begin(), recs.end(),
+            [](const Rec& a, const Rec& b) { return a.h.pack != b.h.pack ? a.h.pack < b.h.pack : a.h.slot < b.h.slot; });
+  SequenceSet out;
+  out.pack_off.assign(1, 0);
+  std::vector<int16_t> ids, pos, mids;
+  std::vector<int8_t> seg;
+  for (size_t r = 0; r < recs.size(); ++r) {
+    const RecordHead& h = recs[r].h;
+    const char* p = data.data() + recs[r].at;
+    ids.resize(h.len), seg.resize(h.len), pos.resize(h.masked), mids.resize(h.masked);
+    std::memcpy(ids.data(), p, 2 * size_t{h.len});
+    std::memcpy(seg.data(), p + 2 * size_t{h.len}, h.len);
+    std::memcpy(pos.data(), p + 3 * size_t{h.len}, 2 * size_t{h.masked});
+    std::memcpy(mids.data(), p + 3 * size_t{h.len} + 2 * size_t{h.masked}, 2 * size_t{h.masked});
+    out.append(ids.data(), seg.data(), h.len, pos.data(), mids.data(), h.masked, h.nsp);
+    if (r + 1 == recs.size() || recs[r + 1].h.pack != h.pack) {
+      if (h.pack != out.pack_off.size() - 1) throw DataError(fmt::format("{}: pack {} has no sequences", spill, h.pack));
+      out.pack_off.push_back(out.size());
+    }
+  }
+  if (out.num_packs() != packs)
+    throw DataError(fmt::format("{}: {} packs assembled, {} planned", spill, out.num_packs(), packs));
+  return out;
+}
+
+// Removes what this run wrote unless released (no partial result left behind on an error).
+class Cleanup {
+ public:
+  explicit Cleanup(std::string spill_dir) : spill_dir_(std::move(spill_dir)) {}
+  ~Cleanup() {
+    std::error_code ec;
+    fs::remove_all(spill_dir_, ec);
+    if (!done_)
+      for (const auto& f : written_) fs::remove(f, ec);
+  }
+  Cleanup(const Cleanup&) = delete;
+  Cleanup& operator=(const Cleanup&) = delete;
+  void wrote(const std::string& f) { written_.push_back(f); }
+  void release() { done_ = true; }
+
+ private:
+  std::string spill_dir_;
+  std::vector<std::string> written_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+PackSummary pack_files_global(const std::vector<std::string>& in, const std::string& out_dir, const Limits& limits,
+                              int max_per_pack, uint64_t seed, int out_shards, const Progress& progress) {
+  if (limits.seq_len <= 0) throw DataError("pack: --seq-len must be positive");
+  if (max_per_pack < 1) throw DataError("pack: max sequences per pack must be >= 1");
+  if (out_shards < 0) throw DataError(fmt::format("pack: --shards {} < 0", out_shards));
+  const int M = out_shards > 0 ? out_shards : static_cast<int>(in.size());
+  const int64_t steps = 2 * static_cast<int64_t>(in.size()) + M;
+  int64_t done = 0;
+  auto tick = [&] {
+    if (progress) progress(++done, steps);
+  };
+
+  // Pass 1: lengths only.
+  std::vector<int64_t> hist(static_cast<size_t>(limits.seq_len) + 1, 0);
+  std::vector<int64_t> per_file(in.size(), 0);
+  for (size_t f = 0; f < in.size(); ++f) {
+    const std::vector<int16_t> lengths = read_lengths(in[f], limits);
+    for (int16_t len : lengths) ++hist[static_cast<size_t>(len)];
+    per_file[f] = static_cast<int64_t>(lengths.size());
+    tick();
+  }
+  PackSummary sum;
+  sum.seq_len = limits.seq_len;
+  sum.bounds = packing_bounds(hist, limits.seq_len, max_per_pack);
+  const std::vector<PackStrategy> strategies = solve_packing(hist, limits.seq_len, max_per_pack);
+  sum.strategies = static_cast<int64_t>(strategies.size());
+  const int64_t packs = count_packs(strategies);
+  if (packs < M) throw DataError(fmt::format("pack: {} packs cannot fill {} output shards", packs, M));
+  const SlotPlan plan = plan_slots(hist, strategies, max_per_pack, seed, M);
+
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw DataError(fmt::format("{}: cannot create directory: {}", out_dir, ec.message()));
+  const std::string spill_dir = (fs::path(out_dir) / ".pack-spill").string();
+  Cleanup cleanup(spill_dir);
+  fs::remove_all(spill_dir, ec);
+  fs::create_directories(spill_dir, ec);
+  if (ec) throw DataError(fmt::format("{}: cannot create directory: {}", spill_dir, ec.message()));
+
+  // Pass 2: every sequence to the spill file of its output shard.
+  SpillFiles spill(spill_dir, M);
+  std::vector<int64_t> cursor(plan.off.begin(), plan.off.end() - 1);
+  for (size_t f = 0; f < in.size(); ++f) {
+    Format layout;
+    const SequenceSet s = read_shard(in[f], limits, 0, -1, &layout);
+    if (layout == Format::packed || s.size() != per_file[f])
+      throw DataError(fmt::format("{}: changed while packing ({} sequences, {} before)", in[f], s.size(), per_file[f]));
+    for (int64_t i = 0; i < s.size(); ++i) {
+      const int len = s.length(i);
+      if (cursor[len] >= plan.off[len + 1])
+        throw DataError(fmt::format("{}: changed while packing (more sequences of length {})", in[f], len));
+      const uint32_t v = plan.slots[static_cast<size_t>(cursor[len]++)];
+      const int64_t pack = v / static_cast<uint32_t>(plan.k);
+      const int m = plan.shard_of(pack);
+      spill.add(m,
+                RecordHead{static_cast<uint32_t>(pack - plan.first_pack[m]), static_cast<uint16_t>(v % plan.k),
+                           static_cast<uint16_t>(len), static_cast<uint16_t>(s.num_masked(i)), s.nsp_labels[i]},
+                s, i);
+    }
+    tick();
+  }
+  spill.flush();
+
+  // Pass 3: one output shard at a time.
+  for (int m = 0; m < M; ++m) {
+    const SequenceSet packed = assemble_shard(spill.path(m), plan.first_pack[m + 1] - plan.first_pack[m]);
+    fs::remove(spill.path(m), ec);
+    const std::string out = (fs::path(out_dir) / fmt::format("part_{:05d}", m)).string();
+    write_shard(out, packed, Format::packed, limits);
+    cleanup.wrote(out);
+    sum.sequences += packed.size();
+    sum.packs += packed.num_packs();
+    sum.tokens += packed.total_tokens();
+    tick();
+  }
+  sum.files = M;
+  cleanup.release();
+  return sum;
+}
+
+}  // namespace bert::data
