@@ -76,6 +76,8 @@ int main(int argc, char** argv) {
     fmt::print("  bounds on sequences/pack: tokens {:.4f}, <= {} per pack {:.4f}, long sequences {:.4f}; best {:.4f}\n",
                n / static_cast<double>(b.tokens_packs), max_per_pack, n / static_cast<double>(b.per_pack_packs),
                n / static_cast<double>(std::max<int64_t>(1, b.long_packs)), b.max_sequences_per_pack());
+    fmt::print("  unpacked (one per row): 1.0000 sequences/pack  padding {:.3f}%\n",
+               100.0 * (1.0 - static_cast<double>(b.tokens) / (n * seq_len)));
     auto t0 = std::chrono::steady_clock::now();
     const auto strategies = solve_packing(hist, seq_len, max_per_pack);
     const double solve_s = seconds_since(t0);
