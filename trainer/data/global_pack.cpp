@@ -68,13 +68,15 @@ SlotPlan plan_slots(const std::vector<int64_t>& hist, const std::vector<PackStra
   return plan;
 }
 
-// Record in a spill file: pack (within its output shard), slot, length, masked count, label, then
-// the token ids, segment ids, masked positions and masked ids.
+// Record in a spill file: pack (within its output shard), slot, length, masked count, label as
+// packed native-endian fields (kHeadBytes), then the token ids, segment ids, masked positions and
+// masked ids. The files live only for the run, on the machine that writes them.
 struct RecordHead {
-  uint32_t pack;
-  uint16_t slot, len, masked;
-  int8_t nsp;
+  uint32_t pack = 0;
+  uint16_t slot = 0, len = 0, masked = 0;
+  int8_t nsp = 0;
 };
+constexpr size_t kHeadBytes = 4 + 2 + 2 + 2 + 1;
 
 class SpillFiles {
  public:
@@ -83,7 +85,11 @@ class SpillFiles {
 
   void add(int m, const RecordHead& h, const SequenceSet& s, int64_t i) {
     std::string& b = buf_[static_cast<size_t>(m)];
-    put(b, &h, sizeof h);
+    put(b, &h.pack, 4);
+    put(b, &h.slot, 2);
+    put(b, &h.len, 2);
+    put(b, &h.masked, 2);
+    put(b, &h.nsp, 1);
     put(b, s.input_ids.data() + s.tok_off[i], sizeof(int16_t) * h.len);
     put(b, s.segment_ids.data() + s.tok_off[i], sizeof(int8_t) * h.len);
     put(b, s.mlm_positions.data() + s.mlm_off[i], sizeof(int16_t) * h.masked);
@@ -134,9 +140,15 @@ SequenceSet assemble_shard(const std::string& spill, int64_t packs) {
   };
   std::vector<Rec> recs;
   for (size_t at = 0; at < data.size();) {
+    if (at + kHeadBytes > data.size()) throw DataError(fmt::format("{}: truncated spill file", spill));
     Rec r;
-    std::memcpy(&r.h, data.data() + at, sizeof r.h);
-    r.at = at + sizeof r.h;
+    const char* p = data.data() + at;
+    std::memcpy(&r.h.pack, p, 4);
+    std::memcpy(&r.h.slot, p + 4, 2);
+    std::memcpy(&r.h.len, p + 6, 2);
+    std::memcpy(&r.h.masked, p + 8, 2);
+    std::memcpy(&r.h.nsp, p + 10, 1);
+    r.at = at + kHeadBytes;
     at = r.at + 3 * size_t{r.h.len} + 4 * size_t{r.h.masked};
     if (at > data.size()) throw DataError(fmt::format("{}: truncated spill file", spill));
     recs.push_back(r);
