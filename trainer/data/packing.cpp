@@ -67,15 +67,18 @@ int64_t count_packs(const std::vector<PackStrategy>& strategies) {
 
 namespace {
 
-// The fullest pack (l1 plus up to max_per_pack-1 sequences no longer than l1) from the counts
-// left; returns its lengths in descending order. At equal fill more sequences win, and among
-// those the longest second sequence (so the shortest third): BERT-like data has many more short
-// sequences than two-per-pack fills can use, and leftover short ones make nearly empty packs.
-std::vector<int> best_completion(const std::vector<int64_t>& left, int l1, int seq_len, int max_per_pack) {
+constexpr int kPricingRounds = 100;
+constexpr double kPriceStep = 0.2;
+
+// The fullest pack (l1 plus up to max_per_pack-1 sequences no longer than l1, each the longest
+// available that fits after the one before) from the counts left; at equal fill the partners with
+// the lowest total price win. Returns the lengths in descending order.
+std::vector<int> best_completion(const std::vector<int64_t>& left, const std::vector<double>& price, int l1,
+                                 int seq_len, int max_per_pack) {
   const int room = seq_len - l1;
-  int best2 = 0, best3 = 0, best_fill = l1, best_n = 1;
+  int best2 = 0, best3 = 0, best_fill = l1;
+  double best_price = 0.0;
   for (int l2 = std::min(l1, room); max_per_pack >= 2 && l2 >= 1; --l2) {
-    if (best_fill == seq_len && best_n == max_per_pack) break;
     if (2 * l2 <= room && l1 + 2 * l2 < best_fill) break;  // nothing shorter reaches best_fill
     if (left[l2] < 1 + (l2 == l1)) continue;
     int l3 = 0;
@@ -84,13 +87,45 @@ std::vector<int> best_completion(const std::vector<int64_t>& left, int l1, int s
         l3 = x;
         break;
       }
-    const int fill = l1 + l2 + l3, n = l3 ? 3 : 2;
-    if (fill > best_fill || (fill == best_fill && n > best_n)) best_fill = fill, best_n = n, best2 = l2, best3 = l3;
+    const int fill = l1 + l2 + l3;
+    const double cost = price[l2] + (l3 ? price[l3] : 0.0);
+    if (fill > best_fill || (fill == best_fill && cost < best_price))
+      best_fill = fill, best_price = cost, best2 = l2, best3 = l3;
   }
   std::vector<int> lengths{l1};
   if (best2) lengths.push_back(best2);
   if (best3) lengths.push_back(best3);
   return lengths;
+}
+
+// One greedy pass: lengths longest first, each with its best completion, in bulk (the same choice
+// would be made again for every copy while the counts last). `stranded[L]` (if given) receives how
+// many sequences of length L ended in packs that are not full.
+std::map<std::vector<int>, int64_t> greedy(const std::vector<int64_t>& hist, const std::vector<double>& price,
+                                           int seq_len, int max_per_pack, std::vector<int64_t>* stranded) {
+  std::vector<int64_t> left(static_cast<size_t>(seq_len) + 1, 0);
+  std::copy(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(std::min(hist.size(), left.size())), left.begin());
+  std::map<std::vector<int>, int64_t> shapes;
+  for (int l1 = seq_len; l1 >= 1; --l1) {
+    while (left[l1] > 0) {
+      const std::vector<int> lengths = best_completion(left, price, l1, seq_len, max_per_pack);
+      int64_t copies = std::numeric_limits<int64_t>::max();
+      for (int x : lengths) copies = std::min(copies, left[x] / std::count(lengths.begin(), lengths.end(), x));
+      const bool full = std::accumulate(lengths.begin(), lengths.end(), 0) == seq_len;
+      for (int x : lengths) {
+        left[x] -= copies;
+        if (stranded && !full) (*stranded)[x] += copies;
+      }
+      shapes[lengths] += copies;
+    }
+  }
+  return shapes;
+}
+
+int64_t packs_of(const std::map<std::vector<int>, int64_t>& shapes) {
+  int64_t n = 0;
+  for (const auto& [lengths, count] : shapes) n += count;
+  return n;
 }
 
 }  // namespace
@@ -105,23 +140,23 @@ std::vector<PackStrategy> solve_packing(const std::vector<int64_t>& hist, int se
   }
   // The search is over up to 3 sequences per pack (NVIDIA's setting); a larger max_per_pack is used as 3.
   const int chosen = std::min(max_per_pack, 3);
-  std::vector<int64_t> left(static_cast<size_t>(seq_len) + 1, 0);
-  std::copy(hist.begin(), hist.begin() + std::min(hist.size(), left.size()), left.begin());
-  std::map<std::vector<int>, int64_t> merged;
-  for (int l1 = seq_len; l1 >= 1; --l1) {
-    while (left[l1] > 0) {
-      std::vector<int> lengths = best_completion(left, l1, seq_len, chosen);
-      // As many copies as the counts allow: the same choice would be made again for each.
-      int64_t copies = std::numeric_limits<int64_t>::max();
-      for (int x : lengths)
-        copies = std::min(copies, left[x] / std::count(lengths.begin(), lengths.end(), x));
-      for (int x : lengths) left[x] -= copies;
-      merged[lengths] += copies;
-    }
+  const int64_t bound = packing_bounds(hist, seq_len, chosen).best_packs;
+  // Price -1 per partner: at equal fill, more sequences per pack. Then lengths stranded in packs
+  // that are not full get cheaper, in proportion to the share of them stranded, so that longer
+  // sequences take them as partners earlier; the best pass is kept.
+  std::vector<double> price(static_cast<size_t>(seq_len) + 1, -1.0);
+  std::vector<int64_t> stranded(price.size(), 0);
+  std::map<std::vector<int>, int64_t> best = greedy(hist, price, seq_len, chosen, &stranded);
+  for (int round = 1; round < kPricingRounds && packs_of(best) > bound; ++round) {
+    for (size_t len = 1; len < price.size() && len < hist.size(); ++len)
+      if (hist[len] > 0) price[len] -= kPriceStep * static_cast<double>(stranded[len]) / static_cast<double>(hist[len]);
+    std::fill(stranded.begin(), stranded.end(), 0);
+    auto shapes = greedy(hist, price, seq_len, chosen, &stranded);
+    if (packs_of(shapes) < packs_of(best)) best = std::move(shapes);
   }
   std::vector<PackStrategy> out;
-  out.reserve(merged.size());
-  for (auto& [lengths, count] : merged) out.push_back(PackStrategy{lengths, count});
+  out.reserve(best.size());
+  for (auto& [lengths, count] : best) out.push_back(PackStrategy{lengths, count});
   return out;
 }
 

@@ -84,12 +84,14 @@ TEST_CASE("solver: hand-made histograms with a known optimum") {
       {histogram({{100, 9}}, 512), 3},                        // the cap of 3, not the 512 tokens, binds
       {histogram({{300, 4}, {200, 4}, {12, 4}}, 512), 4},     // exact triples
       {histogram({{400, 2}, {100, 2}, {12, 2}, {6, 2}}, 512), 3},  // 2 x [400,100,12] + [6,6]; ceil(1036/512) = 3
+      {histogram({{60, 3}, {40, 3}, {30, 3}, {20, 3}, {10, 3}}, 100), 5},  // 3 x [60,30,10], [40,40,20], [40,20,20]
   };
   for (const auto& c : cases) {
-    const auto st = solve_packing(c.h, 512, 3);
-    check_cover(st, c.h, 512, 3);
+    const int seq_len = static_cast<int>(c.h.size()) - 1;
+    const auto st = solve_packing(c.h, seq_len, 3);
+    check_cover(st, c.h, seq_len, 3);
     CHECK(count_packs(st) == c.optimum);
-    CHECK(packing_bounds(c.h, 512, 3).best_packs <= c.optimum);
+    CHECK(packing_bounds(c.h, seq_len, 3).best_packs <= c.optimum);
   }
 }
 
@@ -126,9 +128,10 @@ TEST_CASE("solver: synthetic MLPerf-like lengths pack at least as well as per-sh
   check_cover(st, h, 512, 3);
   const int64_t global = count_packs(st);
   CHECK(global < per_shard_packs);
-  CHECK(global >= packing_bounds(h, 512, 3).best_packs);
-  MESSAGE(fmt::format("6000 sequences: global {} packs, per-shard {}, bound {}", global, per_shard_packs,
-                      packing_bounds(h, 512, 3).best_packs));
+  const int64_t bound = packing_bounds(h, 512, 3).best_packs;
+  CHECK(global >= bound);
+  CHECK(static_cast<double>(global) <= 1.005 * static_cast<double>(bound));  // measured: 2949 vs 2944
+  MESSAGE(fmt::format("6000 sequences: global {} packs, per-shard {}, bound {}", global, per_shard_packs, bound));
 }
 
 TEST_CASE("global pack: every sequence exactly once with its data, limits kept, seeded order") {
