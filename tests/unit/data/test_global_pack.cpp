@@ -167,6 +167,25 @@ TEST_CASE("global pack: every sequence exactly once with its data, limits kept, 
   CHECK(a.tokens == per.tokens);
 }
 
+TEST_CASE("global pack: fixed-layout input shards") {
+  TempDir dir;
+  const Limits lim{1024, 32, 2};
+  std::filesystem::create_directories(dir.file("fixed"));
+  const SequenceSet s = make_sequences(90, 32);
+  SequenceSet first, second;
+  for (int64_t i = 0; i < s.size(); ++i) (i < 40 ? first : second).append(s, i);
+  write_shard(dir.file("fixed/part_0"), first, Format::fixed, lim);
+  write_shard(dir.file("fixed/part_1"), second, Format::fixed, lim);
+  const auto in = input_files(dir.file("fixed"));
+  const PackSummary sum = pack_files_global(in, dir.file("out"), lim, 3, 4, 1, nullptr);
+  CHECK(sum.files == 1);
+  auto want = read_all(in, lim);
+  auto got = read_all(input_files(dir.file("out")), lim, 3);
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  CHECK(got == want);
+}
+
 TEST_CASE("global pack: bad inputs are one DataError naming the file, and leave no output") {
   TempDir dir;
   const auto in = write_synth_shards(dir, 2, 50, 128);
