@@ -48,6 +48,18 @@ Limits output_limits(const std::vector<std::string>& in, Format format, Limits l
 
 }  // namespace
 
+void make_shard_dir(const std::string& dir, const char* command) {
+  make_dir(dir);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("part", 0) == 0)
+      throw DataError(fmt::format("{}: already holds shards ({}); {} writes into a directory without part* files "
+                                  "(the loader reads every one, so old shards would be trained on again)",
+                                  dir, name, command));
+  }
+}
+
 std::vector<std::string> input_files(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
@@ -135,7 +147,7 @@ void reshard(const std::vector<std::string>& in, const std::string& out_dir, int
   int64_t total = 0;
   for (const auto& f : in) total += count_samples(f);
   if (total < shards) throw DataError(fmt::format("reshard: {} samples cannot fill {} shards", total, shards));
-  make_dir(out_dir);
+  make_shard_dir(out_dir, "reshard");
   int k = 0;
   int64_t seen = 0;
   SequenceSet buf;
@@ -158,7 +170,7 @@ void convert_files(const std::vector<std::string>& in, const std::string& out_di
                    const Progress& progress) {
   if (format == Format::packed) throw DataError("convert: use pack to write packed shards");
   const Limits out_lim = output_limits(in, format, limits);
-  make_dir(out_dir);
+  make_shard_dir(out_dir, "to-varlength");
   int64_t done = 0;
   for (const auto& f : in) {
     const SequenceSet s = read_unpacked(f, limits, "convert");
@@ -202,7 +214,7 @@ double PackSummary::sequences_per_pack() const { return packs ? static_cast<doub
 PackSummary pack_files(const std::vector<std::string>& in, const std::string& out_dir, const Limits& limits,
                        int max_per_pack, uint64_t seed, const Progress& progress) {
   if (limits.seq_len <= 0) throw DataError("pack: --seq-len must be positive");
-  make_dir(out_dir);
+  make_shard_dir(out_dir, "pack");
   PackSummary sum;
   sum.seq_len = limits.seq_len;
   for (size_t k = 0; k < in.size(); ++k) {

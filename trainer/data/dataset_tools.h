@@ -14,6 +14,9 @@ namespace bert::data {
 
 using Progress = std::function<void(int64_t done, int64_t total)>;
 
+// Creates `dir` for a command that writes shards into it; DataError when it already holds part* files.
+void make_shard_dir(const std::string& dir, const char* command);
+
 // A shard path, or every shard (part*) of a directory.
 std::vector<std::string> input_files(const std::string& path);
 

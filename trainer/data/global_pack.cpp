@@ -231,9 +231,8 @@ PackSummary pack_files_global(const std::vector<std::string>& in, const std::str
   if (packs < M) throw DataError(fmt::format("pack: {} packs cannot fill {} output shards", packs, M));
   const SlotPlan plan = plan_slots(hist, strategies, max_per_pack, seed, M);
 
+  make_shard_dir(out_dir, "pack");
   std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw DataError(fmt::format("{}: cannot create directory: {}", out_dir, ec.message()));
   const std::string spill_dir = (fs::path(out_dir) / ".pack-spill").string();
   Cleanup cleanup(spill_dir);
   fs::remove_all(spill_dir, ec);

@@ -1,4 +1,5 @@
 // The histogram solver (solve_packing, packing_bounds) and the global file packer (pack_files_global).
+#include <functional>
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -230,4 +231,28 @@ TEST_CASE("global pack: bad inputs are one DataError naming the file, and leave 
     CHECK(e.find("vocab") != std::string::npos);
     CHECK(std::filesystem::is_empty(dir.file("out")));
   }
+}
+
+TEST_CASE("pack, reshard and to-varlength refuse an output directory that already holds shards") {
+  TempDir dir;
+  const auto in = write_synth_shards(dir, 2, 50, 128);
+  pack_files_global(in, dir.file("out"), kLim, 3, 1, 0, nullptr);
+  const std::vector<std::string> before = input_files(dir.file("out"));
+  auto error_of = [&](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const DataError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  for (const std::string& e :
+       {error_of([&] { pack_files_global(in, dir.file("out"), kLim, 3, 2, 1, nullptr); }),
+        error_of([&] { pack_files(in, dir.file("out"), kLim, 3, 2, nullptr); }),
+        error_of([&] { reshard(in, dir.file("out"), 1, Format::varlength, kLim, nullptr); }),
+        error_of([&] { convert_files(in, dir.file("out"), Format::varlength, kLim, nullptr); })}) {
+    CHECK(e.find(dir.file("out")) != std::string::npos);
+    CHECK(e.find("already holds shards") != std::string::npos);
+  }
+  CHECK(input_files(dir.file("out")) == before);  // nothing added or removed
 }
