@@ -10,6 +10,7 @@
 
 #include "trainer/data/data_error.h"
 #include "trainer/data/dataset_tools.h"
+#include "trainer/data/file_bytes.h"
 #include "trainer/data/packing.h"
 #include "trainer/data/rng.h"
 
@@ -120,20 +121,9 @@ class SpillFiles {
   size_t buffered_ = 0;
 };
 
-std::string read_all(const std::string& path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
-  if (!f) throw DataError(fmt::format("{}: cannot open spill file", path));
-  std::string data;
-  char chunk[1 << 16];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) data.append(chunk, n);
-  if (std::ferror(f.get())) throw DataError(fmt::format("{}: cannot read spill file", path));
-  return data;
-}
-
 // Output shard `m` from its spill file: records ordered by (pack, slot), packs in order.
 SequenceSet assemble_shard(const std::string& spill, int64_t packs) {
-  const std::string data = packs > 0 ? read_all(spill) : std::string();
+  const std::string data = packs > 0 ? read_file_bytes(spill, "spill file") : std::string();
   struct Rec {
     RecordHead h;
     size_t at;

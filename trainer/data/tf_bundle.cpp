@@ -4,7 +4,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <fstream>
 #include <snappy-c.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,6 +11,7 @@
 
 #include "trainer/data/crc32c.h"
 #include "trainer/data/data_error.h"
+#include "trainer/data/file_bytes.h"
 
 static_assert(std::endian::native == std::endian::little, "TF bundles are read as little-endian");
 
@@ -67,13 +67,6 @@ struct Cursor {
 struct Handle {
   uint64_t offset, size;
 };
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot open", path));
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return s;
-}
 
 const unsigned char* u8(const std::string& s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
@@ -217,7 +210,7 @@ int tf_dtype_size(int dtype) {
 }
 
 std::vector<std::pair<std::string, std::string>> read_sstable(const std::string& path) {
-  const std::string file = read_file(path);
+  const std::string file = read_file_bytes(path, "TF index");
   if (file.size() < kFooterSize)
     throw DataError(fmt::format("{}: {} bytes, shorter than the 48-byte table footer: truncated or not a TF index", path,
                                 file.size()));
