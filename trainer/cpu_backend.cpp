@@ -12,16 +12,6 @@
 #include "trainer/train_loop.h"
 
 namespace bert::trainer {
-
-optim::LrSchedule lr_schedule(const RunConfig& cfg) {
-  optim::LrSchedule s;
-  s.base_lr = cfg.learning_rate;
-  s.total_steps = cfg.max_steps;
-  s.warmup_steps = cfg.warmup_steps > 0 ? cfg.warmup_steps : static_cast<int64_t>(cfg.warmup_proportion * cfg.max_steps);
-  s.start_warmup_step = cfg.start_warmup_step;
-  return s;
-}
-
 namespace {
 
 class CpuBackend final : public TrainBackend {

@@ -1,4 +1,5 @@
-// run.backend -> the backend. The CUDA one exists only in builds with nvcc (BERT_TRAINER_HAVE_CUDA).
+// run.backend -> the backend (the CUDA one exists only in builds with nvcc: BERT_TRAINER_HAVE_CUDA), and
+// what both backends share: the learning-rate schedule of the run config.
 #include "trainer/train_backend.h"
 
 #ifdef BERT_TRAINER_HAVE_CUDA
@@ -6,6 +7,15 @@
 #endif
 
 namespace bert::trainer {
+
+optim::LrSchedule lr_schedule(const RunConfig& cfg) {
+  optim::LrSchedule s;
+  s.base_lr = cfg.learning_rate;
+  s.total_steps = cfg.max_steps;
+  s.warmup_steps = cfg.warmup_steps > 0 ? cfg.warmup_steps : static_cast<int64_t>(cfg.warmup_proportion * cfg.max_steps);
+  s.start_warmup_step = cfg.start_warmup_step;
+  return s;
+}
 
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
   if (cfg.backend != "cuda") return;
