@@ -33,9 +33,9 @@ class CpuBackend final : public TrainBackend {
     double loss_sum = 0, seqs = 0;
     for (int micro = 0; micro < ga; ++micro) {
       if (!next(batch_)) return false;
-      cpu::DropoutContext d{true, cfg_.seed, static_cast<uint32_t>(coll_.rank()),
+      model::DropoutContext d{true, cfg_.seed, static_cast<uint32_t>(coll_.rank()),
                             static_cast<uint32_t>(step_index * ga + micro)};
-      const cpu::StepStats st = model_.forward(batch_, params_.data(), d);
+      const model::StepStats st = model_.forward(batch_, params_.data(), d);
       model_.backward(params_.data(), grads_.data(), 1.0f / static_cast<float>(ga));
       loss_sum += st.loss / ga;
       seqs += st.sequences;
@@ -76,7 +76,7 @@ class CpuBackend final : public TrainBackend {
   double evaluate(const data::EvalSet& eval) override {
     double counts[2] = {0, 0};
     for (const data::Batch& b : eval.batches) {
-      const cpu::StepStats st = model_.evaluate(b, params_.data());
+      const model::StepStats st = model_.evaluate(b, params_.data());
       counts[0] += static_cast<double>(st.mlm_correct);
       counts[1] += static_cast<double>(st.masked);
     }

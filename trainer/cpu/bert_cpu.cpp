@@ -49,7 +49,7 @@ struct BertCpu::State {
   std::vector<int8_t> seg;
   std::vector<int64_t> prob_off;
   bool dropout = false;
-  DropoutContext dctx;
+  model::DropoutContext dctx;
   // activations
   Vec emb, emb_mean, emb_rstd, emb_ln, x0;
   Keep emb_keep;
@@ -72,7 +72,7 @@ namespace {
 
 void prepare_tokens(const data::Batch& b, const model::BertConfig& c, auto& st) {
   const int n_flat = b.rows * b.seq_len;
-  auto bad = [](const std::string& m) { throw BatchError("batch: " + m); };
+  auto bad = [](const std::string& m) { throw model::BatchError("batch: " + m); };
   if (static_cast<int>(b.seq_first_token.size()) != b.num_sequences ||
       static_cast<int>(b.seq_lengths.size()) != b.num_sequences ||
       static_cast<int>(b.nsp_labels.size()) != b.num_sequences)
@@ -127,7 +127,7 @@ void prepare_tokens(const data::Batch& b, const model::BertConfig& c, auto& st) 
 
 }  // namespace
 
-StepStats BertCpu::forward(const data::Batch& b, const float* P, const DropoutContext& d) {
+model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const model::DropoutContext& d) {
   const model::BertConfig& c = layout_.config;
   State& st = *st_;
   prepare_tokens(b, c, st);
@@ -177,7 +177,7 @@ StepStats BertCpu::forward(const data::Batch& b, const float* P, const DropoutCo
     x = a.h2.data();
   }
 
-  StepStats stats;
+  model::StepStats stats;
   stats.sequences = S;
   stats.masked = M;
   // MLM head on the masked rows.
@@ -301,8 +301,8 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
                      G + layout_.pos_emb, G + layout_.type_emb, T, H);
 }
 
-StepStats BertCpu::evaluate(const data::Batch& batch, const float* params) {
-  return forward(batch, params, DropoutContext{});
+model::StepStats BertCpu::evaluate(const data::Batch& batch, const float* params) {
+  return forward(batch, params, model::DropoutContext{});
 }
 
 }  // namespace bert::cpu

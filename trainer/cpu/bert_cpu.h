@@ -4,29 +4,17 @@
 // NSP on each sequence's first token. Loss = mean MLM cross entropy + mean NSP cross entropy.
 #pragma once
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include "trainer/data/batch.h"
+#include "trainer/model/forward_types.h"
 #include "trainer/model/params.h"
 
 namespace bert::cpu {
 
-// A batch that does not fit the model (token id >= vocab, position >= max_position, ...).
-struct BatchError : std::runtime_error { using std::runtime_error::runtime_error; };
-
-struct DropoutContext {
-  bool enabled = false;   // training: true; eval and reference tests: false
-  uint64_t seed = 0;
-  uint32_t rank = 0;
-  uint32_t micro_step = 0;  // see dropout_rng.h
-};
-
-struct StepStats {
-  double loss = 0, mlm_loss = 0, nsp_loss = 0;  // means over this batch
-  int64_t masked = 0, mlm_correct = 0;          // MLM accuracy counts
-  int64_t sequences = 0, nsp_correct = 0;
-};
+// trainer/main.cpp catches the batch error by this name (that file changes with the issue-13
+// architecture step, which can drop this line).
+using model::BatchError;
 
 class BertCpu {
  public:
@@ -35,12 +23,12 @@ class BertCpu {
   BertCpu(const BertCpu&) = delete;
   BertCpu& operator=(const BertCpu&) = delete;
 
-  // Forward pass; keeps the activations for backward(). Throws BatchError.
-  StepStats forward(const data::Batch& batch, const float* params, const DropoutContext& dropout);
+  // Forward pass; keeps the activations for backward(). Throws model::BatchError.
+  model::StepStats forward(const data::Batch& batch, const float* params, const model::DropoutContext& dropout);
   // Adds grad_scale · d(loss)/d(params) of the last forward into grads (flat layout).
   void backward(const float* params, float* grads, float grad_scale);
   // Forward without dropout and without keeping what backward needs beyond the logits.
-  StepStats evaluate(const data::Batch& batch, const float* params);
+  model::StepStats evaluate(const data::Batch& batch, const float* params);
 
   // Of the last forward: [masked, vocab] MLM logits (in masked-token order) and [sequences, 2] NSP logits.
   // backward() overwrites the MLM logits with their gradient.

@@ -89,7 +89,7 @@ class CudaBackend final : public TrainBackend {
     limits_ = model_limits(cfg_);
     try {
       step_ = std::make_unique<cuda::CudaTrainStep>(ctx.layout, limits_, opt, dp_.get());
-    } catch (const cuda::CudaBatchError& e) {  // a model the kernels do not support
+    } catch (const model::BatchError& e) {  // a model the kernels do not support
       throw model::ModelError(ctx.config_path + ": run.backend: cuda: " + e.what());
     } catch (const cuda::CudaError& e) {  // mostly: the batch does not fit the device memory
       throw RunConfigError(ctx.config_path + ": run.backend: cuda: cannot set up the model (batch.batch_size " +
@@ -108,7 +108,7 @@ class CudaBackend final : public TrainBackend {
       if (!next(batch_)) return false;
       try {
         step_->step(batch_, static_cast<uint32_t>(step_index * ga + micro));
-      } catch (const cuda::CudaBatchError& e) {
+      } catch (const model::BatchError& e) {
         throw data::DataError(cfg_.train_dir + ": " + e.what());
       }
       stats[0] += batch_.num_sequences;
@@ -145,11 +145,11 @@ class CudaBackend final : public TrainBackend {
           } else {
             m.load_batch(slice_rows(b, first, rows));
           }
-        } catch (const cuda::CudaBatchError& e) {
+        } catch (const model::BatchError& e) {
           throw data::DataError(cfg_.eval_file + ": " + e.what());
         }
-        m.forward(cuda::CudaDropout{});
-        const cuda::CudaStepStats st = m.stats();
+        m.forward(model::DropoutContext{});
+        const model::StepStats st = m.stats();
         counts[0] += static_cast<double>(st.mlm_correct);
         counts[1] += static_cast<double>(st.masked);
       }

@@ -105,7 +105,7 @@ struct CudaModel::State {
   Buf<bf16> dm_t, dm_act, dm_pre, dm_in, dpooled, dpool_pre, dcls;
   Buf<float> ln_scratch, ba_scratch, attn_scratch, bias_scratch;
 
-  CudaDropout drop;
+  model::DropoutContext drop;
   bool have_forward = false;
 
   explicit State(const model::ParamLayout& layout) : L(layout), c(layout.config) {}
@@ -126,15 +126,15 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
   State& s = *st_;
   const auto& c = s.c;
   if (c.head_dim() != kAttentionHeadDim)
-    throw CudaBatchError("CUDA backend: head dim must be 64, the model has " + std::to_string(c.head_dim()));
+    throw model::BatchError("CUDA backend: head dim must be 64, the model has " + std::to_string(c.head_dim()));
   if (c.hidden % 8 != 0 || c.hidden > 1024 || c.intermediate % 8 != 0)
-    throw CudaBatchError("CUDA backend: hidden must be a multiple of 8 up to 1024 and intermediate a multiple of 8");
+    throw model::BatchError("CUDA backend: hidden must be a multiple of 8 up to 1024 and intermediate a multiple of 8");
   if (lim.seq_len <= 0 || lim.seq_len > kAttentionMaxSeq || lim.seq_len > c.max_position || lim.rows <= 0)
-    throw CudaBatchError("CUDA backend: seq_len must be in 1..min(512, max_position)");
+    throw model::BatchError("CUDA backend: seq_len must be in 1..min(512, max_position)");
   for (const auto& o : layout.layer)
     if (static_cast<int64_t>(o.v_w - o.k_w) != static_cast<int64_t>(o.k_w - o.q_w) ||
         o.k_b - o.q_b != o.k_w - o.q_w || o.v_b - o.k_b != o.k_w - o.q_w)
-      throw CudaBatchError("CUDA backend: Q/K/V tensors are not at a constant stride in the parameter layout");
+      throw model::BatchError("CUDA backend: Q/K/V tensors are not at a constant stride in the parameter layout");
   s.lim = lim;
   s.vpad = (c.vocab_size + 7) / 8 * 8;
   BERT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
@@ -213,7 +213,7 @@ cudaStream_t CudaModel::stream() const { return st_->stream; }
 
 void CudaModel::set_params(const std::vector<float>& p) {
   State& s = *st_;
-  if (p.size() != s.L.total) throw CudaBatchError("CudaModel::set_params: size does not match the layout");
+  if (p.size() != s.L.total) throw model::BatchError("CudaModel::set_params: size does not match the layout");
   BERT_CUDA_CHECK(cudaMemcpyAsync(s.w.get(), p.data(), p.size() * sizeof(float), cudaMemcpyHostToDevice, s.stream));
   cast_f32_to_bf16(s.w.get(), s.w16.get(), p.size(), s.stream);
   BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
@@ -234,7 +234,7 @@ void CudaModel::zero_grads() {
 void CudaModel::load_batch(const data::Batch& b) {
   State& s = *st_;
   const auto& c = s.c;
-  auto bad = [](const std::string& m) { throw CudaBatchError("batch: " + m); };
+  auto bad = [](const std::string& m) { throw model::BatchError("batch: " + m); };
   const int n = b.rows * b.seq_len;
   if (b.rows > s.lim.rows || b.seq_len != s.lim.seq_len)
     bad("shape " + std::to_string(b.rows) + "x" + std::to_string(b.seq_len) + " does not fit the model's buffers (" +
@@ -314,7 +314,7 @@ void CudaModel::set_micro_step(uint32_t micro_step) {
   hs.end(st_->stream);
 }
 
-void CudaModel::forward(const CudaDropout& d) {
+void CudaModel::forward(const model::DropoutContext& d) {
   State& s = *st_;
   const auto& c = s.c;
   const auto& L = s.L;
@@ -541,10 +541,10 @@ std::pair<double, int64_t> sum_rows(const Buf<float>& loss, const Buf<int32_t>& 
 
 }  // namespace
 
-CudaStepStats CudaModel::stats() {
+model::StepStats CudaModel::stats() {
   State& s = *st_;
   BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-  CudaStepStats r;
+  model::StepStats r;
   r.masked = s.M_real;
   r.sequences = s.S_real;
   if (s.M > 0) {

@@ -15,29 +15,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <stdexcept>
 #include <vector>
 
 #include "trainer/data/batch.h"
+#include "trainer/model/forward_types.h"
 #include "trainer/model/params.h"
 
 namespace bert::cuda {
-
-// A batch that does not fit the model or the buffers the model was sized for.
-struct CudaBatchError : std::runtime_error { using std::runtime_error::runtime_error; };
-
-struct CudaDropout {
-  bool enabled = false;     // training: true; eval and reference tests: false
-  uint64_t seed = 0;
-  uint32_t rank = 0;
-  uint32_t micro_step = 0;  // see trainer/model/dropout_rng.h
-};
-
-struct CudaStepStats {
-  double loss = 0, mlm_loss = 0, nsp_loss = 0;
-  int64_t masked = 0, mlm_correct = 0;
-  int64_t sequences = 0, nsp_correct = 0;
-};
 
 // Capacity the activation buffers are sized for.
 struct CudaModelLimits {
@@ -68,7 +52,7 @@ class CudaModel {
   float* grads_f32();
   cudaStream_t stream() const;
 
-  // Validates (CudaBatchError naming the field) and queues the batch's copy to the device on the
+  // Validates (model::BatchError naming the field) and queues the batch's copy to the device on the
   // model's stream (after the work already queued there, which may still read the old batch).
   // Does not wait for the device: pinned, double-buffered staging (host_staging.h).
   void load_batch(const data::Batch& b);
@@ -76,7 +60,7 @@ class CudaModel {
   // is ignored then, so a captured graph needs no change). Queued on the stream like load_batch.
   void set_micro_step(uint32_t micro_step);
   // Forward of the loaded batch; keeps what backward needs.
-  void forward(const CudaDropout& dropout);
+  void forward(const model::DropoutContext& dropout);
   // Called during backward() each time a range [offset, offset+count) of the flat gradient buffer
   // has all its producing kernels queued (heads, then each layer top-down, then embeddings and the
   // tied word embeddings): the hook for bucketed, overlapped gradient allreduce.
@@ -84,7 +68,7 @@ class CudaModel {
   // Adds grad_scale * d(loss)/d(params) of the last forward into the fp32 gradients.
   void backward(float grad_scale, const GradsReady& on_ready = {});
   // Losses and accuracy counts of the last forward (synchronises the stream).
-  CudaStepStats stats();
+  model::StepStats stats();
 
  private:
   struct State;

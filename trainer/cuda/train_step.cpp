@@ -50,7 +50,7 @@ void CudaTrainStep::enqueue(Phase phase, uint32_t micro_step) {
   const bool first = phase == kWhole || phase == kFirst, last = phase == kWhole || phase == kLast;
   const float scale = opt_.grad_scale / static_cast<float>(opt_.accumulation_steps);
   if (first) model_.zero_grads();
-  model_.forward(CudaDropout{true, opt_.dropout_seed, opt_.rank, micro_step});
+  model_.forward(model::DropoutContext{true, opt_.dropout_seed, opt_.rank, micro_step});
   if (last && dp_) {
     model_.backward(scale, [&](size_t off, size_t n) { dp_->grads_ready(model_.grads_f32(), off, n, s); });
     dp_->finish(s);
@@ -64,7 +64,7 @@ bool CudaTrainStep::step(const data::Batch& batch, uint32_t micro_step) {
   const int n = opt_.accumulation_steps;
   const Phase phase = n <= 1 ? kWhole : micro_in_update_ == 0 ? kFirst : micro_in_update_ + 1 == n ? kLast : kMiddle;
   if (opt_.use_graph && batch.rows != model_limits_rows_)
-    throw CudaBatchError("batch: " + std::to_string(batch.rows) + " rows, the captured step needs " +
+    throw model::BatchError("batch: " + std::to_string(batch.rows) + " rows, the captured step needs " +
                          std::to_string(model_limits_rows_));
   model_.load_batch(batch);
   if (opt_.use_graph) model_.set_micro_step(micro_step);

@@ -41,7 +41,7 @@ class CudaTrainStep {
   // Returns true when this call completed an update (always with accumulation_steps 1). With graphs,
   // every batch must have the rows the model was sized for (the captured shapes).
   bool step(const data::Batch& batch, uint32_t micro_step);
-  CudaStepStats stats() { return model_.stats(); }
+  model::StepStats stats() { return model_.stats(); }
   CudaModel& model() { return model_; }
   FusedLamb& lamb() { return lamb_; }
   bool graph_captured() const;

@@ -71,7 +71,7 @@ TEST_CASE("tiny BERT on synthetic data: GPU training tracks the CPU trainer") {
   for (int i = 0; i < kSteps; ++i) {
     std::fill(grads.begin(), grads.end(), 0.f);
     const auto st = cpu.forward(train_batches[static_cast<size_t>(i)], cparams.data(),
-                                bert::cpu::DropoutContext{true, opt.dropout_seed, 0, static_cast<uint32_t>(i)});
+                                bert::model::DropoutContext{true, opt.dropout_seed, 0, static_cast<uint32_t>(i)});
     cpu.backward(cparams.data(), grads.data(), 1.f);
     const double norm = bert::optim::global_grad_norm(layout, grads.data());
     lamb.step(cparams.data(), grads.data(), lamb_learning_rate(opt.lamb, i), bert::optim::clip_factor(norm, 1.0));
@@ -95,7 +95,7 @@ TEST_CASE("tiny BERT on synthetic data: GPU training tracks the CPU trainer") {
   int64_t gpu_correct = 0, gpu_masked = 0;
   for (const auto& b : eval_batches) {
     gpu.model().load_batch(b);
-    gpu.model().forward(CudaDropout{});
+    gpu.model().forward(bert::model::DropoutContext{});
     const auto st = gpu.stats();
     gpu_correct += st.mlm_correct;
     gpu_masked += st.masked;

@@ -59,7 +59,7 @@ std::vector<float> grads_of(const Setup& s, const bert::data::Batch& b, NcclData
   m.set_params(s.params);
   m.zero_grads();
   m.load_batch(b);
-  m.forward(CudaDropout{true, 5, drop_rank, 0});
+  m.forward(bert::model::DropoutContext{true, 5, drop_rank, 0});
   m.backward(1.f, [&](size_t off, size_t n) {
     if (ranges) ranges->emplace_back(off, n);
     if (dp) dp->grads_ready(m.grads_f32(), off, n, m.stream());

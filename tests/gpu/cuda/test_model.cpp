@@ -39,7 +39,7 @@ void check_step(const std::string& size, int vocab, const Batch& batch, uint64_t
   bert::model::init_params(layout, seed, params);
 
   bert::cpu::BertCpu cpu(layout);
-  const bert::cpu::DropoutContext cd{true, seed + 1, 0, 3};
+  const bert::model::DropoutContext cd{true, seed + 1, 0, 3};
   const auto cs = cpu.forward(batch, params.data(), cd);
   std::vector<float> cgrad(layout.total, 0.f);
   cpu.backward(params.data(), cgrad.data(), 1.f);
@@ -49,7 +49,7 @@ void check_step(const std::string& size, int vocab, const Batch& batch, uint64_t
   gpu.set_params(params);
   gpu.zero_grads();
   gpu.load_batch(batch);
-  gpu.forward(CudaDropout{true, cd.seed, cd.rank, cd.micro_step});
+  gpu.forward(cd);
   const auto gs = gpu.stats();
   gpu.backward(1.f);
   const auto ggrad = gpu.grads();
@@ -84,7 +84,7 @@ void check_step(const std::string& size, int vocab, const Batch& batch, uint64_t
   BERT_CUDA_CHECK(cudaMemset(v.get(), 0, layout.total * sizeof(float)));
   fl.step(gpu.params_f32(), gpu.grads_f32(), m.get(), v.get(), gpu.params_bf16(), gpu.stream());
   const auto cs2 = cpu.evaluate(batch, params.data());
-  gpu.forward(CudaDropout{});
+  gpu.forward(bert::model::DropoutContext{});
   const auto gs2 = gpu.stats();
   CHECK(rel(gs2.loss, cs2.loss) < 2e-2);
   CHECK(gs2.loss < cs.loss + 0.5);  // sanity: the step did not blow up
@@ -104,7 +104,7 @@ TEST_CASE("base BERT step, packed rows, seq 512") {
   check_step("base", 30522, make_batch(512, {{200, 300}, {512}}, 30522, 3), 13);
 }
 
-TEST_CASE("a batch that does not fit is a CudaBatchError") {
+TEST_CASE("a batch that does not fit is a model::BatchError") {
   auto cfg = bert::model::bert_config_for_size("tiny");
   cfg.vocab_size = 1000;
   cfg.max_position = 128;
@@ -112,7 +112,7 @@ TEST_CASE("a batch that does not fit is a CudaBatchError") {
   CudaModel gpu(layout, CudaModelLimits{2, 128, 2, 40});
   auto b = make_batch(128, {{100}, {50}}, 1000, 4);
   b.input_ids[5] = 5000;
-  CHECK_THROWS_AS(gpu.load_batch(b), CudaBatchError);
+  CHECK_THROWS_AS(gpu.load_batch(b), bert::model::BatchError);
   auto big = make_batch(128, {{100}, {50}, {20}}, 1000, 5);
-  CHECK_THROWS_AS(gpu.load_batch(big), CudaBatchError);
+  CHECK_THROWS_AS(gpu.load_batch(big), bert::model::BatchError);
 }

@@ -30,7 +30,7 @@ void check_case(const std::string& file) {
   const std::vector<float> params = test::fixture_flat(f, layout, "/weights");
 
   cpu::BertCpu model(layout);
-  const cpu::StepStats st = model.forward(batch, params.data(), cpu::DropoutContext{});
+  const bert::model::StepStats st = model.forward(batch, params.data(), bert::model::DropoutContext{});
   CHECK(st.loss == doctest::Approx(f.scalar<double>("/out/loss")).epsilon(1e-5));
   CHECK(st.mlm_loss == doctest::Approx(f.scalar<double>("/out/mlm_loss")).epsilon(1e-5));
   CHECK(st.nsp_loss == doctest::Approx(f.scalar<double>("/out/nsp_loss")).epsilon(1e-5));

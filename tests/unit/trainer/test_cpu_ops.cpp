@@ -67,7 +67,7 @@ TEST_CASE("gradients with dropout on agree with finite differences") {
   const data::Batch batch = test::fixture_batch(f);
   std::vector<float> params = test::fixture_flat(f, layout, "/weights");
   cpu::BertCpu model(layout);
-  const cpu::DropoutContext d{true, 99, 0, 5};
+  const bert::model::DropoutContext d{true, 99, 0, 5};
   std::vector<float> grads(layout.total, 0.0f);
   const double loss0 = model.forward(batch, params.data(), d).loss;
   model.backward(params.data(), grads.data(), 1.0f);
