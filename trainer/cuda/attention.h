@@ -6,7 +6,7 @@
 //   qkv  [tokens, 3 * heads * 64] bf16: columns Q | K | V, each laid out [head, 64] (fused QKV GEMM)
 //   out  [tokens, heads * 64] bf16 = softmax(Q K^T / 8) with dropout, times V; rows of tokens in no
 //        sequence are set to 0.
-// Dropout on the probabilities uses philox.h with element (q * heads + head) * seq_len + k
+// Dropout on the probabilities uses dropout_spec.h with element (q * heads + head) * seq_len + k
 // for flat query token q and key position k in the sequence; the normaliser uses undropped probabilities.
 // Pointers must be 32-byte aligned (tensor-core fragment loads).
 #pragma once
@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "trainer/cuda/philox.h"
+#include "trainer/cuda/dropout_spec.h"
 
 namespace bert::cuda {
 

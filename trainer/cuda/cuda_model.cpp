@@ -112,7 +112,7 @@ struct CudaModel::State {
 
   DropoutSpec spec(int layer, int site, float p) const {
     if (!drop.enabled) return DropoutSpec{};
-    return DropoutSpec{p, drop.seed, drop.rank, drop.micro_step, model::dropout_stream_id(layer, site),
+    return DropoutSpec{p, {drop.seed, drop.rank, drop.micro_step, model::dropout_stream_id(layer, site)},
                        lim.static_shapes ? micro_step_dev.get() : nullptr};
   }
   AttentionShape attn_shape() const { return AttentionShape{T, seq_len, c.heads, S, max_len}; }

@@ -1,5 +1,5 @@
 // Standalone dropout on a bf16 tensor (the embedding output; hidden dropouts inside the encoder are
-// fused into layernorm). The mask comes from the counter-based RNG (philox.h), element i = flat
+// fused into layernorm). The mask comes from the counter-based RNG (dropout_spec.h), element i = flat
 // index, so applying the same call to the upstream gradient is the backward pass.
 #pragma once
 #include <cuda_bf16.h>
@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "trainer/cuda/philox.h"
+#include "trainer/cuda/dropout_spec.h"
 
 namespace bert::cuda {
 

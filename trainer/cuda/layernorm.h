@@ -10,7 +10,7 @@
 
 #include <cstddef>
 
-#include "trainer/cuda/philox.h"
+#include "trainer/cuda/dropout_spec.h"
 
 namespace bert::cuda {
 

@@ -1,4 +1,5 @@
-// Counter-based dropout randomness, identical on every backend (CPU here, CUDA mirrors it).
+// Counter-based dropout randomness, one definition for every backend: host and device code
+// (host_device.h), used by the CPU ops and by the CUDA kernels (through cuda/dropout_spec.h).
 //
 // Philox4x32-10 (Salmon et al. 2011, the Random123 constants) with
 //   key     = (low 32 bits of seed, high 32 bits of seed)
@@ -16,11 +17,13 @@
 #pragma once
 #include <cstdint>
 
+#include "trainer/model/host_device.h"
+
 namespace bert::model {
 
 struct Philox4 { uint32_t v[4]; };
 
-inline Philox4 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
+BERT_HD Philox4 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
   constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u, kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
   for (int round = 0; round < 10; ++round) {
     const uint64_t p0 = uint64_t{kM0} * c0, p1 = uint64_t{kM1} * c2;
@@ -43,14 +46,16 @@ struct DropoutStream {
   uint32_t stream = 0;
 
   // 4 consecutive uniform words for elements 4q..4q+3.
-  Philox4 block(uint64_t q) const {
+  BERT_HD Philox4 block(uint64_t q) const {
     return philox4x32_10(static_cast<uint32_t>(q), static_cast<uint32_t>(q >> 32) | (rank << 16), micro_step,
                          stream, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
   }
-  static bool dropped(uint32_t word, float p) { return static_cast<float>(word >> 8) * (1.0f / 16777216.0f) < p; }
-  bool keep(uint64_t element, float p) const { return !dropped(block(element >> 2).v[element & 3], p); }
+  BERT_HD static bool dropped(uint32_t word, float p) {
+    return static_cast<float>(word >> 8) * (1.0f / 16777216.0f) < p;
+  }
+  BERT_HD bool keep(uint64_t element, float p) const { return !dropped(block(element >> 2).v[element & 3], p); }
   // keep flags of elements [first, first + count): one Philox call per 4 elements.
-  void fill_keep(uint64_t first, int count, float p, uint8_t* out) const {
+  BERT_HD void fill_keep(uint64_t first, int count, float p, uint8_t* out) const {
     uint64_t e = first;
     const uint64_t end = first + static_cast<uint64_t>(count);
     while (e < end) {

@@ -51,8 +51,8 @@ void check_attention(int seq_len, const std::vector<std::vector<int>>& rows, int
       }
     }
 
-  DropoutSpec d{p, seed + 99, 0, 2, 4};
-  const bert::model::DropoutStream rng{d.seed, d.rank, d.micro_step, d.stream};
+  DropoutSpec d{p, {seed + 99, 0, 2, 4}};
+  const bert::model::DropoutStream rng = d.rng;
   const auto prob_off = bert::cpu::attention_prob_offsets(start.data(), S, heads);
   bert::cpu::AttentionShape cs;
   cs.heads = heads;

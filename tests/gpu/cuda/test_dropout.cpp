@@ -15,13 +15,12 @@ TEST_CASE("dropout_apply equals cpu::dropout_forward and keeps about 1-p") {
   auto x = random_vec(n, g, 0.5f, 1.5f);  // nonzero, so a zero output means dropped
   for (float p : {0.1f, 0.5f}) {
     CAPTURE(p);
-    DropoutSpec d{p, 0x1234567890ull, 3, 17, 0};
+    DropoutSpec d{p, {0x1234567890ull, 3, 17, 0}};
     std::vector<int32_t> tok(rows);
     std::iota(tok.begin(), tok.end(), 0);
     std::vector<float> y(n);
     std::vector<uint8_t> keep(n);
-    bert::cpu::dropout_forward(x.data(), y.data(), keep.data(), tok.data(), rows, hidden,
-                               bert::model::DropoutStream{d.seed, d.rank, d.micro_step, d.stream}, p);
+    bert::cpu::dropout_forward(x.data(), y.data(), keep.data(), tok.data(), rows, hidden, d.rng, p);
     auto d_x = upload_bf16(x);
     auto d_y = poisoned<bf16>(n);
     dropout_apply(d_x.get(), d_y.get(), n, d, nullptr);

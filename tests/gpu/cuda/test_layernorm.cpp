@@ -24,8 +24,8 @@ void check_layernorm(int rows, int hidden, bool residual, float p, uint64_t seed
   auto gamma = random_vec(hidden, g, 0.5f, 1.5f);
   auto beta = random_vec(hidden, g, -0.5f, 0.5f);
   auto dy = random_vec(n, g);
-  DropoutSpec d{p, seed * 7 + 1, 1, 5, 11};
-  const bert::model::DropoutStream rng{d.seed, d.rank, d.micro_step, d.stream};
+  DropoutSpec d{p, {seed * 7 + 1, 1, 5, 11}};
+  const bert::model::DropoutStream rng = d.rng;
 
   // CPU: z = dropout(x) + r; y = LN(z)
   std::vector<int32_t> tok(rows);

@@ -31,7 +31,7 @@ TEST_CASE("BLAS gemm matches the plain-loop reference for every transpose") {
 }
 
 TEST_CASE("Philox4x32-10 known-answer vectors (Random123)") {
-  // Random123's kat_vectors: philox4x32 10 rounds, counter 0 / key 0 and counter/key all ones.
+  // Random123's kat_vectors: philox4x32 10 rounds, counter/key all zeros, all ones, and the digits of pi.
   const model::Philox4 z = model::philox4x32_10(0, 0, 0, 0, 0, 0);
   CHECK(z.v[0] == 0x6627e8d5u);
   CHECK(z.v[1] == 0xe169c58du);
@@ -42,6 +42,12 @@ TEST_CASE("Philox4x32-10 known-answer vectors (Random123)") {
   CHECK(f.v[1] == 0x41c83b0eu);
   CHECK(f.v[2] == 0xa20bc7c6u);
   CHECK(f.v[3] == 0x6d5451fdu);
+  const model::Philox4 pi =
+      model::philox4x32_10(0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u);
+  CHECK(pi.v[0] == 0xd16cfe09u);
+  CHECK(pi.v[1] == 0x94fdccebu);
+  CHECK(pi.v[2] == 0x5001e420u);
+  CHECK(pi.v[3] == 0x24126ea1u);
 }
 
 TEST_CASE("dropout masks: rate, and independent streams, steps and ranks") {

@@ -1,0 +1,50 @@
+// The CUDA kernels draw dropout through DropoutSpec (trainer/cuda/dropout_spec.h: keep, keep2, keep4,
+// the p = 0 short cut); their masks must be the CPU trainer's (model::DropoutStream) bit for bit.
+// Philox4x32-10 itself (one definition, trainer/model/dropout_rng.h) is checked against Random123's
+// known-answer vectors in tests/unit/trainer/test_cpu_ops.cpp.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "trainer/cuda/dropout_spec.h"
+#include "trainer/model/dropout_rng.h"
+
+using bert::cuda::DropoutSpec;
+
+TEST_CASE("CUDA dropout mask == CPU dropout mask (seed, rank, micro-step, stream, element)") {
+  std::mt19937_64 g(1);
+  for (int trial = 0; trial < 50; ++trial) {
+    const float p = trial % 5 == 0 ? 0.5f : 0.1f;
+    DropoutSpec d{p, {g(), static_cast<uint32_t>(g() % 8), static_cast<uint32_t>(g() % 1000),
+                      static_cast<uint32_t>(g() % 73)}};
+    const bert::model::DropoutStream cpu{d.rng.seed, d.rng.rank, d.rng.micro_step, d.rng.stream};
+    const uint64_t base = (g() % (1ull << 40)) & ~3ull;
+    for (uint64_t i = base; i < base + 64; i += 4) {
+      bool k4[4];
+      d.keep4(i, k4);
+      for (int j = 0; j < 4; ++j) {
+        CHECK(d.keep(i + j) == cpu.keep(i + j, p));
+        CHECK(k4[j] == cpu.keep(i + j, p));
+      }
+    }
+  }
+}
+
+TEST_CASE("p = 0 keeps everything without drawing") {
+  DropoutSpec d;
+  bool k4[4];
+  d.keep4(8, k4);
+  CHECK((k4[0] && k4[1] && k4[2] && k4[3]));
+  CHECK(d.keep(12345));
+  CHECK(d.scale() == 1.f);
+}
+
+TEST_CASE("keep2 (one Philox call for an even element and its neighbour) == keep") {
+  DropoutSpec d{0.1f, {99, 1, 2, 3}};
+  for (uint64_t e = 0; e < 4000; e += 2) {
+    bool k2[2];
+    d.keep2(e, k2);
+    CHECK(k2[0] == d.keep(e));
+    CHECK(k2[1] == d.keep(e + 1));
+  }
+}
