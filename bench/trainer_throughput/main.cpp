@@ -114,8 +114,8 @@ int run(int argc, char** argv) {
     max_masked = std::max(max_masked, b.num_masked());
   }
   bert::cuda::TrainStepOptions opt;
-  opt.lamb.base_lr = 1e-4f;
-  opt.lamb.total_steps = 1000000;
+  opt.lamb.schedule.base_lr = 1e-4;
+  opt.lamb.schedule.total_steps = 1000000;
   opt.dropout_seed = seed;
   opt.use_graph = !no_graph;
   bert::cuda::CudaTrainStep trainer(layout, bert::cuda::CudaModelLimits{rows, seq_len, max_seqs, max_masked}, opt);

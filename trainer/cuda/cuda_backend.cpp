@@ -44,17 +44,13 @@ int select_device(const dist::ProcessInfo& p) {
 }
 
 cuda::LambHyper lamb_hyper(const RunConfig& cfg) {
-  const optim::LrSchedule s = lr_schedule(cfg);
   cuda::LambHyper h;
   h.beta1 = static_cast<float>(cfg.lamb_beta_1);
   h.beta2 = static_cast<float>(cfg.lamb_beta_2);
   h.epsilon = static_cast<float>(cfg.lamb_epsilon);
   h.weight_decay = static_cast<float>(cfg.weight_decay_rate);
   h.max_grad_norm = 1.f;  // as optim::clip_factor
-  h.base_lr = static_cast<float>(s.base_lr);
-  h.warmup_steps = static_cast<int>(s.warmup_steps);
-  h.start_warmup_step = static_cast<int>(s.start_warmup_step);
-  h.total_steps = static_cast<int>(s.total_steps);
+  h.schedule = lr_schedule(cfg);
   return h;
 }
 

@@ -34,13 +34,6 @@ __device__ float block_sum(float v) {
   return r;
 }
 
-__host__ __device__ float schedule_lr(const LambHyper& h, int step) {
-  const int w = step - h.start_warmup_step;
-  if (h.warmup_steps > 0 && w < h.warmup_steps) return h.base_lr * static_cast<float>(w) / h.warmup_steps;
-  const float frac = static_cast<float>(step < h.total_steps ? step : h.total_steps) / h.total_steps;
-  return h.base_lr * (1.f - frac);
-}
-
 __global__ void grad_sumsq_kernel(ChunkTable ct, const float* g, float* chunk_gsq) {
   const int c = blockIdx.x;
   const float* p = g + ct.begin[c];
@@ -103,7 +96,7 @@ __global__ void trust_ratio_kernel(const int32_t* first_chunk, const uint8_t* ex
   if (threadIdx.x == 0) {
     ratio[t] = (excluded[t] || sw <= 0.f || su <= 0.f) ? 1.f : sqrtf(sw) / sqrtf(su);
     if (t == 0) {  // the moments kernel has consumed the step counter; the update needs only lr
-      state_f[0] = schedule_lr(h, *step);
+      state_f[0] = lamb_learning_rate(h, *step);
       *step += 1;
     }
   }
@@ -124,10 +117,8 @@ __global__ void update_kernel(ChunkTable ct, const float* ratio, const float* st
 
 }  // namespace
 
-float lamb_learning_rate(const LambHyper& h, int step) { return schedule_lr(h, step); }
-
 FusedLamb::FusedLamb(const std::vector<LambTensor>& tensors, const LambHyper& hyper) : h_(hyper) {
-  if (h_.total_steps <= 0) throw CudaError("FusedLamb: total_steps must be positive");
+  if (h_.schedule.total_steps <= 0) throw CudaError("FusedLamb: total_steps must be positive");
   std::vector<int64_t> begin;
   std::vector<int32_t> len, tensor, first{0};
   std::vector<uint8_t> excl;

@@ -2,8 +2,9 @@
 //   g <- g * max_grad_norm / max(||g||, max_grad_norm)          (global norm over all tensors)
 //   m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  u = m^/(sqrt(v^)+eps) + wd w  (wd: not excluded)
 //   r = ||w|| / ||u|| (1 if excluded or a norm is 0);  w <- w - lr r u;  bf16 copy of w refreshed
-// lr follows the linear warmup / linear decay schedule computed on the device from the device step
-// counter, so a step needs no host synchronisation and can be captured in a CUDA graph.
+// lr follows the run's schedule (trainer/optim/schedule.h, host and device: warmup, poly decay),
+// evaluated on the device from the device step counter, so a step needs no host synchronisation and
+// can be captured in a CUDA graph.
 // Five launches per step: grad sum-of-squares per chunk, global norm, moments + update direction
 // (written over the gradient buffer), per-tensor trust ratios (+ lr, step++), parameter update.
 // All reductions have a fixed order: the result is bitwise reproducible on one device.
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "trainer/cuda/device_buffer.h"
+#include "trainer/optim/schedule.h"
 
 namespace bert::cuda {
 
@@ -28,15 +30,11 @@ struct LambTensor {
 struct LambHyper {
   float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-6f, weight_decay = 0.01f;
   float max_grad_norm = 1.f;  // <= 0: no clipping
-  // schedule (step = 0-based index of the update)
-  float base_lr = 4e-4f;
-  int warmup_steps = 0;
-  int start_warmup_step = 0;
-  int total_steps = 1000;
+  optim::LrSchedule schedule;  // step = 0-based index of the update
 };
 
-// Host-side learning rate of update `step` (the device computes the same formula).
-float lamb_learning_rate(const LambHyper& h, int step);
+// Learning rate of update `step`, in fp32: what the device uses (this same function runs there).
+BERT_HD float lamb_learning_rate(const LambHyper& h, int step) { return static_cast<float>(h.schedule.at(step)); }
 
 class FusedLamb {
  public:

@@ -4,8 +4,13 @@
 //   otherwise:                                   lr = base·(1 − min(step, T)/T)^power   (T = total_steps)
 // The decay uses step, not step − start_warmup_step; a negative start_warmup_step therefore keeps
 // lr ≈ base until warmup ends and then jumps onto the decay line (what submitters rely on).
+// Host and device code (trainer/model/host_device.h): the CPU optimizer, the training loop's log and
+// the CUDA fused LAMB (which evaluates it on the device every step) share this one definition.
 #pragma once
+#include <cmath>
 #include <cstdint>
+
+#include "trainer/model/host_device.h"
 
 namespace bert::optim {
 
@@ -16,7 +21,14 @@ struct LrSchedule {
   int64_t total_steps = 1000;
   double power = 1.0;
 
-  double at(int64_t step) const;
+  BERT_HD double at(int64_t step) const {
+    const int64_t since = step - start_warmup_step;
+    if (warmup_steps > 0 && since < warmup_steps)
+      return base_lr * static_cast<double>(since) / static_cast<double>(warmup_steps);
+    if (total_steps <= 0) return 0.0;
+    const double frac = static_cast<double>(step < total_steps ? step : total_steps) / static_cast<double>(total_steps);
+    return base_lr * std::pow(1.0 - frac, power);
+  }
 };
 
 }  // namespace bert::optim

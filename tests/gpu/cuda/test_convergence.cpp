@@ -54,9 +54,9 @@ TEST_CASE("tiny BERT on synthetic data: GPU training tracks the CPU trainer") {
   bert::model::init_params(layout, 5, params);
 
   TrainStepOptions opt;
-  opt.lamb.base_lr = 4e-3f;
-  opt.lamb.warmup_steps = 20;
-  opt.lamb.total_steps = kSteps;
+  opt.lamb.schedule.base_lr = 4e-3;
+  opt.lamb.schedule.warmup_steps = 20;
+  opt.lamb.schedule.total_steps = kSteps;
   opt.dropout_seed = 9;
   CudaModelLimits lim{kRows, kSeq, kRows, 0};
   for (const auto& b : train_batches) lim.max_masked = std::max(lim.max_masked, b.num_masked());

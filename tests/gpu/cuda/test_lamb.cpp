@@ -29,11 +29,11 @@ TEST_CASE("FusedLamb matches optim::Lamb over 4 steps (clipped and unclipped)") 
   h.epsilon = 1e-6f;
   h.weight_decay = 0.01f;
   h.max_grad_norm = 1.f;
-  h.base_lr = 1e-3f;
-  h.warmup_steps = 2;
-  h.start_warmup_step = -1;  // lr is nonzero from the first update
-  h.total_steps = 10;
-  bert::optim::LrSchedule sched{h.base_lr, h.warmup_steps, h.start_warmup_step, h.total_steps, 1.0};
+  h.schedule.base_lr = 1e-3;
+  h.schedule.warmup_steps = 2;
+  h.schedule.start_warmup_step = -1;  // lr is nonzero from the first update
+  h.schedule.total_steps = 10;
+  const bert::optim::LrSchedule sched = h.schedule;
   bert::optim::Lamb cpu(layout, bert::optim::LambHyper{h.beta1, h.beta2, h.epsilon, h.weight_decay});
 
   FusedLamb gpu(lamb_tensors(layout), h);
@@ -75,7 +75,7 @@ TEST_CASE("FusedLamb matches optim::Lamb over 4 steps (clipped and unclipped)") 
     BERT_CUDA_CHECK(cudaMemcpy(&lr_gpu, gpu.device_lr(), sizeof(float), cudaMemcpyDeviceToHost));
     BERT_CUDA_CHECK(cudaMemcpy(&step_gpu, gpu.device_step(), sizeof(int32_t), cudaMemcpyDeviceToHost));
     CHECK(std::abs(norm_gpu - norm) / norm < 1e-5);
-    CHECK(std::abs(lr_gpu - sched.at(step)) <= 1e-6 * h.base_lr);
+    CHECK(std::abs(lr_gpu - sched.at(step)) <= 1e-6 * sched.base_lr);
     CHECK(step_gpu == step + 1);
     // The bf16 compute copy is the rounded master of every tensor element.
     const auto w16 = download_bf16(d_w16);

@@ -73,8 +73,8 @@ void check_step(const std::string& size, int vocab, const Batch& batch, uint64_t
 
   // One LAMB step on each side, then the loss of the same batch without dropout.
   LambHyper h;
-  h.base_lr = 1e-3f;
-  h.total_steps = 100;
+  h.schedule.base_lr = 1e-3;
+  h.schedule.total_steps = 100;
   bert::optim::Lamb lamb(layout, bert::optim::LambHyper{h.beta1, h.beta2, h.epsilon, h.weight_decay});
   const double norm = bert::optim::global_grad_norm(layout, cgrad.data());
   lamb.step(params.data(), cgrad.data(), lamb_learning_rate(h, 0), bert::optim::clip_factor(norm, 1.0));

@@ -38,8 +38,8 @@ struct EagerAndGraphed {
 
 TrainStepOptions options(uint64_t dropout_seed, int accumulation) {
   TrainStepOptions opt;
-  opt.lamb.base_lr = 1e-3f;
-  opt.lamb.total_steps = 100;
+  opt.lamb.schedule.base_lr = 1e-3;
+  opt.lamb.schedule.total_steps = 100;
   opt.dropout_seed = dropout_seed;
   opt.accumulation_steps = accumulation;
   return opt;

@@ -1,5 +1,6 @@
-// Host twins of the fused LAMB: the device LR schedule formula equals bert::optim::LrSchedule, and
-// the tensor table marks exactly the reference's exclusions.
+// Host-side parts of the fused LAMB: the learning rate its kernel computes (lamb_learning_rate is
+// host and device, so this is the device's own formula) follows the run's schedule, poly power
+// included, and the tensor table marks exactly the reference's exclusions.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,17 +13,24 @@
 
 using namespace bert::cuda;
 
-TEST_CASE("learning rate equals optim::LrSchedule, negative start_warmup_step included") {
-  struct S { float base; int warm, start, total; };
-  for (const S s : {S{2.5e-3f, 200330, -200000, 700}, S{4e-4f, 10, 0, 100}, S{9.6e-4f, 0, 0, 3680}}) {
+TEST_CASE("device learning rate: warmup, then poly decay with the schedule's power") {
+  LambHyper h;
+  h.schedule = bert::optim::LrSchedule{2.0, 4, 0, 10, 2.0};
+  CHECK(lamb_learning_rate(h, 1) == doctest::Approx(0.5));               // warmup: 2 * 1/4
+  CHECK(lamb_learning_rate(h, 5) == doctest::Approx(2.0 * 0.5 * 0.5));   // 2 * (1 - 5/10)^2
+  CHECK(lamb_learning_rate(h, 8) == doctest::Approx(2.0 * 0.2 * 0.2));
+  h.schedule.power = 0.5;
+  CHECK(lamb_learning_rate(h, 6) == doctest::Approx(2.0 * std::sqrt(0.4)));
+  CHECK(lamb_learning_rate(h, 10) == 0.f);
+}
+
+TEST_CASE("device learning rate == optim::LrSchedule in fp32, negative start_warmup_step included") {
+  struct S { double base; int warm, start, total; };
+  for (const S s : {S{2.5e-3, 200330, -200000, 700}, S{4e-4, 10, 0, 100}, S{9.6e-4, 0, 0, 3680}}) {
     LambHyper h;
-    h.base_lr = s.base;
-    h.warmup_steps = s.warm;
-    h.start_warmup_step = s.start;
-    h.total_steps = s.total;
-    bert::optim::LrSchedule ref{s.base, s.warm, s.start, s.total, 1.0};
+    h.schedule = bert::optim::LrSchedule{s.base, s.warm, s.start, s.total, 1.0};
     for (int step : {0, 1, 5, 9, 10, 11, 329, 330, 331, 699, 700, 800, 3679})
-      CHECK(std::abs(lamb_learning_rate(h, step) - ref.at(step)) <= 1e-6 * s.base);
+      CHECK(std::abs(lamb_learning_rate(h, step) - h.schedule.at(step)) <= 1e-6 * s.base);
   }
 }
 
