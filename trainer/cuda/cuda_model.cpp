@@ -117,8 +117,12 @@ struct CudaModel::State {
   }
   AttentionShape attn_shape() const { return AttentionShape{T, seq_len, c.heads, S, max_len}; }
   EmbeddingInputs emb_inputs() const { return EmbeddingInputs{ids.get(), pos.get(), seg.get(), mask.get(), T}; }
-  // Q, K and V kernels (and biases) sit at one stride in the flat buffer: the fused QKV batch.
-  int64_t qkv_stride(const model::LayerOffsets& o) const { return static_cast<int64_t>(o.k_w - o.q_w); }
+  // Q, K and V kernels (and biases) sit at one stride in the flat buffer: the fused QKV batch, writing
+  // the column blocks of the [tokens, 3*hidden] qkv tensor.
+  GemmBatch qkv_batch(const model::LayerOffsets& o) const {
+    const auto stride = static_cast<int64_t>(o.k_w - o.q_w);
+    return GemmBatch{3, stride, stride, c.hidden};
+  }
 };
 
 CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& lim)
@@ -334,9 +338,8 @@ void CudaModel::forward(const model::DropoutContext& d) {
   for (int l = 0; l < c.layers; ++l) {
     const auto& o = L.layer[static_cast<size_t>(l)];
     LayerActs& a = s.layers[static_cast<size_t>(l)];
-    const int64_t qs = s.qkv_stride(o);
     s.gemm.forward(x, P16 + o.q_w, WeightLayout::KernelInOut, P16 + o.q_b, a.qkv.get(), T, H, H, false, nullptr, st,
-                   3 * H, GemmBatch{3, qs, qs, H});
+                   3 * H, s.qkv_batch(o));
     attention_forward(AttentionForwardArgs{s.attn_shape(), a.qkv.get(), s.first.get(), s.lens.get(), s.spec(l, 0, pa),
                                            a.ctx.get(), a.lse.get()},
                       st);
@@ -410,8 +413,6 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
   const int T = s.T, H = c.hidden, I = c.intermediate, S = s.S, M = s.M, V = c.vocab_size;
   cudaStream_t st = s.stream;
   const float ph = c.hidden_dropout, pa = c.attention_dropout;
-  constexpr auto KIO = WeightLayout::KernelInOut;
-  constexpr auto OI = WeightLayout::OutIn;
 
   BERT_CUDA_CHECK(cudaMemsetAsync(s.dH.get(), 0, sz(T, H) * sizeof(bf16), st));
   const bool stat = s.lim.static_shapes;
@@ -424,15 +425,18 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
                                  stat ? grad_scale : grad_scale / static_cast<float>(M), s.logits.get(),
                                  s.mlm_loss.get(), s.mlm_correct.get(), stat ? s.mlm_scale.get() : nullptr},
                  st);
-    s.gemm.backward_data(s.logits.get(), P16 + L.word_emb, OI, s.dm_t.get(), M, H, V, nullptr, 0.f, st, s.vpad);
-    s.gemm.backward_weight(s.mlm_t.get(), s.logits.get(), OI, G + L.word_emb, bsc, M, H, V, 1.f, st, s.vpad);
-    accumulate_f32(bsc, G + L.mlm_out_bias, static_cast<size_t>(V), st);
+    s.gemm.dense_backward({.x = s.mlm_t.get(), .dy = s.logits.get(), .w = P16 + L.word_emb,
+                           .layout = WeightLayout::OutIn, .dx = s.dm_t.get(), .dw = G + L.word_emb,
+                           .db = G + L.mlm_out_bias, .bias_scratch = bsc, .tokens = M, .in = H, .out = V,
+                           .ld_dy = s.vpad},
+                          st);
     plain_layernorm_backward(s.dm_t.get(), s.mlm_act.get(), P + L.mlm_ln_g, s.mlm_mean.get(), s.mlm_rstd.get(),
                              s.dm_act.get(), G + L.mlm_ln_g, G + L.mlm_ln_b, s.ln_scratch.get(), M, H, st);
     bias_act_backward(s.dm_act.get(), s.mlm_x.get(), P + L.mlm_b, s.dm_pre.get(), G + L.mlm_b, s.ba_scratch.get(), M,
                       H, Activation::Gelu, st);
-    s.gemm.backward_data(s.dm_pre.get(), P16 + L.mlm_w, KIO, s.dm_in.get(), M, H, H, nullptr, 0.f, st);
-    s.gemm.backward_weight(s.mlm_in.get(), s.dm_pre.get(), KIO, G + L.mlm_w, nullptr, M, H, H, 1.f, st);
+    s.gemm.dense_backward({.x = s.mlm_in.get(), .dy = s.dm_pre.get(), .w = P16 + L.mlm_w, .dx = s.dm_in.get(),
+                           .dw = G + L.mlm_w, .tokens = M, .in = H, .out = H},
+                          st);
     scatter_add_rows(s.dm_in.get(), s.mlm_idx.get(), s.dH.get(), M, H, st);
   }
   if (S > 0) {  // NSP head + pooler
@@ -440,13 +444,15 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
                                  stat ? grad_scale : grad_scale / static_cast<float>(S), s.nsp_logits.get(),
                                  s.nsp_loss.get(), s.nsp_correct.get(), stat ? s.nsp_scale.get() : nullptr},
                  st);
-    s.gemm.backward_data(s.nsp_logits.get(), P16 + L.nsp_w, OI, s.dpooled.get(), S, H, 2, nullptr, 0.f, st, kNspLd);
-    s.gemm.backward_weight(s.pooled.get(), s.nsp_logits.get(), OI, G + L.nsp_w, bsc, S, H, 2, 1.f, st, kNspLd);
-    accumulate_f32(bsc, G + L.nsp_b, 2, st);
+    s.gemm.dense_backward({.x = s.pooled.get(), .dy = s.nsp_logits.get(), .w = P16 + L.nsp_w,
+                           .layout = WeightLayout::OutIn, .dx = s.dpooled.get(), .dw = G + L.nsp_w, .db = G + L.nsp_b,
+                           .bias_scratch = bsc, .tokens = S, .in = H, .out = 2, .ld_dy = kNspLd},
+                          st);
     bias_act_backward(s.dpooled.get(), s.pool_x.get(), P + L.pool_b, s.dpool_pre.get(), G + L.pool_b,
                       s.ba_scratch.get(), S, H, Activation::Tanh, st);
-    s.gemm.backward_data(s.dpool_pre.get(), P16 + L.pool_w, KIO, s.dcls.get(), S, H, H, nullptr, 0.f, st);
-    s.gemm.backward_weight(s.cls_in.get(), s.dpool_pre.get(), KIO, G + L.pool_w, nullptr, S, H, H, 1.f, st);
+    s.gemm.dense_backward({.x = s.cls_in.get(), .dy = s.dpool_pre.get(), .w = P16 + L.pool_w, .dx = s.dcls.get(),
+                           .dw = G + L.pool_w, .tokens = S, .in = H, .out = H},
+                          st);
     scatter_add_rows(s.dcls.get(), s.first.get(), s.dH.get(), S, H, st);
   }
   auto ready = [&](size_t begin, size_t end) {
@@ -458,7 +464,6 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
     const auto& o = L.layer[static_cast<size_t>(l)];
     LayerActs& a = s.layers[static_cast<size_t>(l)];
     const bf16* x = l == 0 ? s.x0.get() : s.layers[static_cast<size_t>(l - 1)].h2.get();
-    const int64_t qs = s.qkv_stride(o);
     // LN2 <- residual h1 + dropout(FFN out)
     LayerNormBackwardArgs l2;
     l2.dy = s.dH.get();
@@ -477,12 +482,13 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
     l2.hidden = H;
     layernorm_backward(l2, st);
     // FFN: output dense (GELU backward fused into its data gradient), intermediate dense
-    s.gemm.backward_data(s.dfo.get(), P16 + o.o_w, KIO, s.dpre.get(), T, I, H, a.pre.get(), 0.f, st);
-    s.gemm.backward_weight(a.act.get(), s.dfo.get(), KIO, G + o.o_w, bsc, T, I, H, 1.f, st);
-    accumulate_f32(bsc, G + o.o_b, static_cast<size_t>(H), st);
-    s.gemm.backward_data(s.dpre.get(), P16 + o.i_w, KIO, s.dh1.get(), T, H, I, nullptr, 1.f, st);
-    s.gemm.backward_weight(a.h1.get(), s.dpre.get(), KIO, G + o.i_w, bsc, T, H, I, 1.f, st);
-    accumulate_f32(bsc, G + o.i_b, static_cast<size_t>(I), st);
+    s.gemm.dense_backward({.x = a.act.get(), .dy = s.dfo.get(), .w = P16 + o.o_w, .dx = s.dpre.get(), .dw = G + o.o_w,
+                           .db = G + o.o_b, .bias_scratch = bsc, .tokens = T, .in = I, .out = H,
+                           .gelu_aux = a.pre.get()},
+                          st);
+    s.gemm.dense_backward({.x = a.h1.get(), .dy = s.dpre.get(), .w = P16 + o.i_w, .dx = s.dh1.get(), .dw = G + o.i_w,
+                           .db = G + o.i_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = I, .dx_beta = 1.f},
+                          st);
     // LN1 <- residual x + dropout(attention output dense)
     LayerNormBackwardArgs l1 = l2;
     l1.dy = s.dh1.get();
@@ -497,19 +503,18 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
     l1.dgamma = G + o.ao_ln_g;
     l1.dbeta = G + o.ao_ln_b;
     layernorm_backward(l1, st);
-    s.gemm.backward_data(s.dao.get(), P16 + o.ao_w, KIO, s.dctx.get(), T, H, H, nullptr, 0.f, st);
-    s.gemm.backward_weight(a.ctx.get(), s.dao.get(), KIO, G + o.ao_w, bsc, T, H, H, 1.f, st);
-    accumulate_f32(bsc, G + o.ao_b, static_cast<size_t>(H), st);
+    s.gemm.dense_backward({.x = a.ctx.get(), .dy = s.dao.get(), .w = P16 + o.ao_w, .dx = s.dctx.get(),
+                           .dw = G + o.ao_w, .db = G + o.ao_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H},
+                          st);
     attention_backward(AttentionBackwardArgs{s.attn_shape(), a.qkv.get(), a.ctx.get(), s.dctx.get(), a.lse.get(),
                                              s.first.get(), s.lens.get(), s.spec(l, 0, pa), s.dqkv.get(),
                                              s.attn_scratch.get()},
                        st);
-    // Q, K, V: data gradients summed into the residual gradient, weight gradients in one batch
-    for (int p = 0; p < 3; ++p)
-      s.gemm.backward_data(s.dqkv.get() + p * H, P16 + o.q_w + p * qs, KIO, s.dX.get(), T, H, H, nullptr, 1.f, st,
-                           3 * H);
-    s.gemm.backward_weight(x, s.dqkv.get(), KIO, G + o.q_w, bsc, T, H, H, 1.f, st, 3 * H, GemmBatch{3, qs, H, H});
-    for (int p = 0; p < 3; ++p) accumulate_f32(bsc + p * H, G + o.q_b + p * qs, static_cast<size_t>(H), st);
+    // Q, K, V (the forward's batch): data gradients summed into the residual gradient
+    s.gemm.dense_backward({.x = x, .dy = s.dqkv.get(), .w = P16 + o.q_w, .dx = s.dX.get(), .dw = G + o.q_w,
+                           .db = G + o.q_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H, .dx_beta = 1.f,
+                           .ld_dy = 3 * H, .batch = s.qkv_batch(o)},
+                          st);
     std::swap(s.dH, s.dX);
     ready(o.q_w, static_cast<size_t>(l) + 1 < L.layer.size() ? L.layer[static_cast<size_t>(l) + 1].q_w : L.pool_w);
   }

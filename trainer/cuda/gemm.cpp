@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trainer/cuda/cast.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/column_sum.h"
 
@@ -207,6 +208,20 @@ void Gemm::backward_weight(const __nv_bfloat16* x, const __nv_bfloat16* dy, Weig
     column_sum_bf16(dy + i * batch.stride_y, tokens, out, static_cast<int>(ldy), dbias + i * batch.stride_bias,
                     colsum_scratch_, stream);
   }
+}
+
+void Gemm::dense_backward(const DenseBackwardArgs& a, cudaStream_t stream) {
+  const GemmBatch& b = a.batch;
+  if (a.db && !a.bias_scratch) throw CudaError("Gemm::dense_backward: a bias gradient needs bias_scratch");
+  for (int i = 0; i < b.count; ++i)
+    backward_data(a.dy + i * b.stride_y, a.w + i * b.stride_w, a.layout, a.dx, a.tokens, a.in, a.out, a.gelu_aux,
+                  i == 0 ? a.dx_beta : 1.f, stream, a.ld_dy);
+  // backward_weight overwrites its bias gradient: it goes to the scratch, then is added into db
+  backward_weight(a.x, a.dy, a.layout, a.dw, a.db ? a.bias_scratch : nullptr, a.tokens, a.in, a.out, 1.f, stream,
+                  a.ld_dy, GemmBatch{b.count, b.stride_w, a.out, b.stride_y});
+  if (!a.db) return;
+  for (int i = 0; i < b.count; ++i)
+    accumulate_f32(a.bias_scratch + i * a.out, a.db + i * b.stride_bias, static_cast<size_t>(a.out), stream);
 }
 
 }  // namespace bert::cuda

@@ -28,6 +28,28 @@ struct GemmBatch {
   int64_t stride_w = 0, stride_bias = 0, stride_y = 0;
 };
 
+// A whole dense layer's backward (Gemm::dense_backward), in this order:
+//   dX  = dY·W^T [∘ gelu'(gelu_aux)] + dx_beta·dX
+//   dW += X^T·dY
+//   db += sum over tokens of dY        (db null: the layer's bias is added by another op)
+// With the forward's GemmBatch, block i uses the dY columns from i*stride_y, W + i*stride_w and
+// db + i*stride_bias, and the blocks' data gradients add up in dX (the fused QKV projection).
+struct DenseBackwardArgs {
+  const __nv_bfloat16* x = nullptr;   // the forward's input [tokens, in]
+  const __nv_bfloat16* dy = nullptr;  // [tokens, out], row stride ld_dy (0: out)
+  const __nv_bfloat16* w = nullptr;
+  WeightLayout layout = WeightLayout::KernelInOut;
+  __nv_bfloat16* dx = nullptr;        // [tokens, in]
+  float* dw = nullptr;                // fp32, W's layout
+  float* db = nullptr;                // fp32 [out] or null
+  float* bias_scratch = nullptr;      // fp32 [batch.count * out] when db is set
+  int tokens = 0, in = 0, out = 0;
+  const __nv_bfloat16* gelu_aux = nullptr;  // as in backward_data
+  float dx_beta = 0.f;
+  int ld_dy = 0;
+  GemmBatch batch = {};
+};
+
 class Gemm {
  public:
   explicit Gemm(size_t workspace_bytes = 32u << 20);
@@ -50,6 +72,8 @@ class Gemm {
   void backward_weight(const __nv_bfloat16* x, const __nv_bfloat16* dy, WeightLayout layout, float* dw, float* dbias,
                        int tokens, int in, int out, float beta, cudaStream_t stream, int ld_dy = 0,
                        const GemmBatch& batch = {});
+  // backward_data + backward_weight (accumulating) + the bias gradient added into db.
+  void dense_backward(const DenseBackwardArgs& a, cudaStream_t stream);
 
  private:
   struct Call;

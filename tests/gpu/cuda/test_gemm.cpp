@@ -1,6 +1,7 @@
 // cuBLASLt dense layers against plain double loops (and cpu::gelu_* for the epilogues):
 // both weight layouts, the bias / bias+GELU / GELU-backward / bias-gradient epilogues, accumulation
-// (beta = 1), and the strided batch used for the fused QKV projection.
+// (beta = 1), the strided batch used for the fused QKV projection, and dense_backward (a layer's
+// whole backward, accumulating into existing dX, dW and db) on both.
 #include <cmath>
 
 #include "tests/gpu/cuda/gpu_test.h"
@@ -79,6 +80,23 @@ void check_dense(const Case& c, uint64_t seed) {
   CHECK(rel_l2(download_bf16(d_dxacc), dxacc) < 1e-2);
   CHECK(rel_l2(d_dw.download(), dw) < 1e-4);  // bf16 products, fp32 accumulation and output
   CHECK(rel_l2(d_db.download(), db) < 1e-4);
+  {  // the whole backward in one call, adding into existing dX, dW and db
+    auto db0 = random_vec(c.out, g);
+    std::vector<float> dbacc(db);
+    for (int o = 0; o < c.out; ++o) dbacc[o] += db0[o];
+    auto d_dx1 = upload_bf16(dx0);
+    auto d_dw1 = DeviceBuffer<float>::from(dw0);
+    auto d_db1 = DeviceBuffer<float>::from(db0);
+    auto d_scratch = poisoned<float>(c.out);
+    gemm.dense_backward({.x = d_x.get(), .dy = d_dy.get(), .w = d_w.get(), .layout = c.layout, .dx = d_dx1.get(),
+                         .dw = d_dw1.get(), .db = d_db1.get(), .bias_scratch = d_scratch.get(), .tokens = c.T,
+                         .in = c.in, .out = c.out, .dx_beta = 1.f},
+                        nullptr);
+    sync();
+    CHECK(rel_l2(download_bf16(d_dx1), dxacc) < 1e-2);
+    CHECK(rel_l2(d_dw1.download(), dw) < 1e-4);
+    CHECK(rel_l2(d_db1.download(), dbacc) < 1e-4);
+  }
   if (c.layout == WeightLayout::KernelInOut && c.out % 8 == 0) {  // the encoder's GELU layers
     gemm.forward(d_x.get(), d_w.get(), c.layout, d_b.get(), d_yg.get(), c.T, c.in, c.out, true, d_pre.get(), nullptr);
     gemm.backward_data(d_dy.get(), d_w.get(), c.layout, d_dxg.get(), c.T, c.in, c.out, d_aux.get(), 0.f, nullptr);
@@ -108,7 +126,7 @@ TEST_CASE("fused QKV: one strided-batched GEMM over Q, K, V kernels in the flat 
   auto flat = random_vec(static_cast<size_t>(3) * stride, g, -0.2f, 0.2f);
   auto x = random_vec(static_cast<size_t>(T) * H, g);
   auto dy = random_vec(static_cast<size_t>(T) * 3 * H, g);
-  std::vector<float> y(static_cast<size_t>(T) * 3 * H), dw(flat.size(), 0.f);
+  std::vector<float> y(static_cast<size_t>(T) * 3 * H), dw(flat.size(), 0.f), dx(x.size(), 0.f);
   for (int p = 0; p < 3; ++p) {
     const float* w = flat.data() + static_cast<size_t>(p) * stride;
     const float* b = w + H * H;
@@ -130,6 +148,13 @@ TEST_CASE("fused QKV: one strided-batched GEMM over Q, K, V kernels in the flat 
       for (int t = 0; t < T; ++t) s += dy[static_cast<size_t>(t) * 3 * H + p * H + o];
       gw[static_cast<size_t>(H) * H + o] = static_cast<float>(s);
     }
+    for (int t = 0; t < T; ++t)  // Q, K and V data gradients add up in dX
+      for (int i = 0; i < H; ++i) {
+        double s = 0;
+        for (int o = 0; o < H; ++o)
+          s += static_cast<double>(dy[static_cast<size_t>(t) * 3 * H + p * H + o]) * w[static_cast<size_t>(i) * H + o];
+        dx[static_cast<size_t>(t) * H + i] += static_cast<float>(s);
+      }
   }
   Gemm gemm;
   auto d_flat = upload_bf16(flat), d_x = upload_bf16(x), d_dy = upload_bf16(dy);
@@ -143,4 +168,15 @@ TEST_CASE("fused QKV: one strided-batched GEMM over Q, K, V kernels in the flat 
   sync();
   CHECK(rel_l2(download_bf16(d_y), y) < 1e-2);
   CHECK(rel_l2(d_dw.download(), dw) < 1e-4);
+  // dense_backward with the forward's batch: biases in the flat buffer, data gradients summed
+  auto d_dw1 = DeviceBuffer<float>::from(std::vector<float>(flat.size(), 0.f));
+  auto d_dx = poisoned<bf16>(x.size());
+  auto d_scratch = poisoned<float>(static_cast<size_t>(3) * H);
+  gemm.dense_backward({.x = d_x.get(), .dy = d_dy.get(), .w = d_flat.get(), .dx = d_dx.get(), .dw = d_dw1.get(),
+                       .db = d_dw1.get() + H * H, .bias_scratch = d_scratch.get(), .tokens = T, .in = H, .out = H,
+                       .ld_dy = 3 * H, .batch = batch},
+                      nullptr);
+  sync();
+  CHECK(rel_l2(download_bf16(d_dx), dx) < 1e-2);
+  CHECK(rel_l2(d_dw1.download(), dw) < 1e-4);
 }
