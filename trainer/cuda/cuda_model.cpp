@@ -5,17 +5,17 @@
 #include <utility>
 
 #include "trainer/cuda/attention.h"
-#include "trainer/cuda/bias_act.h"
+#include "trainer/cuda/bias_gelu.h"
 #include "trainer/cuda/cast.h"
 #include "trainer/cuda/check.h"
+#include "trainer/cuda/cross_entropy.h"
 #include "trainer/cuda/device_buffer.h"
 #include "trainer/cuda/dropout.h"
-#include "trainer/cuda/embeddings.h"
+#include "trainer/cuda/embedding.h"
 #include "trainer/cuda/gather.h"
 #include "trainer/cuda/gemm.h"
 #include "trainer/cuda/host_staging.h"
 #include "trainer/cuda/layernorm.h"
-#include "trainer/cuda/softmax_xent.h"
 #include "trainer/model/dropout_rng.h"
 
 namespace bert::cuda {
@@ -329,7 +329,7 @@ void CudaModel::forward(const model::DropoutContext& d) {
   s.drop = d;
   const float ph = c.hidden_dropout, pa = c.attention_dropout;
 
-  embeddings_forward(s.emb_inputs(), {P16 + L.word_emb, P16 + L.pos_emb, P16 + L.type_emb}, s.emb_sum.get(), H, st);
+  embedding_forward(s.emb_inputs(), {P16 + L.word_emb, P16 + L.pos_emb, P16 + L.type_emb}, s.emb_sum.get(), H, st);
   plain_layernorm_forward(s.emb_sum.get(), P + L.emb_ln_g, P + L.emb_ln_b, s.emb_ln.get(), s.emb_mean.get(),
                           s.emb_rstd.get(), T, H, st);
   dropout_apply(s.emb_ln.get(), s.x0.get(), sz(T, H), s.spec(-1, 0, ph), st);
@@ -383,9 +383,9 @@ void CudaModel::forward(const model::DropoutContext& d) {
                             s.mlm_rstd.get(), M, H, st);
     s.gemm.forward(s.mlm_t.get(), P16 + L.word_emb, WeightLayout::OutIn, P16 + L.mlm_out_bias, s.logits.get(), M, H,
                    c.vocab_size, false, nullptr, st, s.vpad);
-    softmax_xent(SoftmaxXentArgs{s.logits.get(), s.mlm_label.get(), M, c.vocab_size, s.vpad, 0.f, nullptr,
-                                 s.mlm_loss.get(), s.mlm_correct.get()},
-                 st);
+    cross_entropy(CrossEntropyArgs{s.logits.get(), s.mlm_label.get(), M, c.vocab_size, s.vpad, 0.f, nullptr,
+                                   s.mlm_loss.get(), s.mlm_correct.get()},
+                  st);
   }
   if (S > 0) {
     gather_rows(x, s.first.get(), s.cls_in.get(), S, H, st);
@@ -394,9 +394,9 @@ void CudaModel::forward(const model::DropoutContext& d) {
     bias_act_forward(s.pool_x.get(), P + L.pool_b, s.pooled.get(), S, H, Activation::Tanh, st);
     s.gemm.forward(s.pooled.get(), P16 + L.nsp_w, WeightLayout::OutIn, P16 + L.nsp_b, s.nsp_logits.get(), S, H, 2,
                    false, nullptr, st, kNspLd);
-    softmax_xent(SoftmaxXentArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd, 0.f, nullptr, s.nsp_loss.get(),
-                                 s.nsp_correct.get()},
-                 st);
+    cross_entropy(CrossEntropyArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd, 0.f, nullptr,
+                                   s.nsp_loss.get(), s.nsp_correct.get()},
+                  st);
   }
   s.have_forward = true;
 }
@@ -421,10 +421,10 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
     inverse_valid_count(s.nsp_label.get(), S, s.nsp_scale.get(), st);
   }
   if (M > 0) {  // MLM head; dlogits overwrite the logits
-    softmax_xent(SoftmaxXentArgs{s.logits.get(), s.mlm_label.get(), M, V, s.vpad,
-                                 stat ? grad_scale : grad_scale / static_cast<float>(M), s.logits.get(),
-                                 s.mlm_loss.get(), s.mlm_correct.get(), stat ? s.mlm_scale.get() : nullptr},
-                 st);
+    cross_entropy(CrossEntropyArgs{s.logits.get(), s.mlm_label.get(), M, V, s.vpad,
+                                   stat ? grad_scale : grad_scale / static_cast<float>(M), s.logits.get(),
+                                   s.mlm_loss.get(), s.mlm_correct.get(), stat ? s.mlm_scale.get() : nullptr},
+                  st);
     s.gemm.dense_backward({.x = s.mlm_t.get(), .dy = s.logits.get(), .w = P16 + L.word_emb,
                            .layout = WeightLayout::OutIn, .dx = s.dm_t.get(), .dw = G + L.word_emb,
                            .db = G + L.mlm_out_bias, .bias_scratch = bsc, .tokens = M, .in = H, .out = V,
@@ -440,10 +440,10 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
     scatter_add_rows(s.dm_in.get(), s.mlm_idx.get(), s.dH.get(), M, H, st);
   }
   if (S > 0) {  // NSP head + pooler
-    softmax_xent(SoftmaxXentArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd,
-                                 stat ? grad_scale : grad_scale / static_cast<float>(S), s.nsp_logits.get(),
-                                 s.nsp_loss.get(), s.nsp_correct.get(), stat ? s.nsp_scale.get() : nullptr},
-                 st);
+    cross_entropy(CrossEntropyArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd,
+                                   stat ? grad_scale : grad_scale / static_cast<float>(S), s.nsp_logits.get(),
+                                   s.nsp_loss.get(), s.nsp_correct.get(), stat ? s.nsp_scale.get() : nullptr},
+                  st);
     s.gemm.dense_backward({.x = s.pooled.get(), .dy = s.nsp_logits.get(), .w = P16 + L.nsp_w,
                            .layout = WeightLayout::OutIn, .dx = s.dpooled.get(), .dw = G + L.nsp_w, .db = G + L.nsp_b,
                            .bias_scratch = bsc, .tokens = S, .in = H, .out = 2, .ld_dy = kNspLd},
@@ -523,7 +523,7 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
   dropout_apply(s.dH.get(), s.dfo.get(), sz(T, H), s.spec(-1, 0, ph), st);
   plain_layernorm_backward(s.dfo.get(), s.emb_sum.get(), P + L.emb_ln_g, s.emb_mean.get(), s.emb_rstd.get(),
                            s.dao.get(), G + L.emb_ln_g, G + L.emb_ln_b, s.ln_scratch.get(), T, H, st);
-  embeddings_backward(s.emb_inputs(), s.dao.get(), {G + L.word_emb, G + L.pos_emb, G + L.type_emb}, H, st);
+  embedding_backward(s.emb_inputs(), s.dao.get(), {G + L.word_emb, G + L.pos_emb, G + L.type_emb}, H, st);
   ready(0, L.layer.empty() ? L.pool_w : L.layer.front().q_w);
 }
 

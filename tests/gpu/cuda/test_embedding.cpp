@@ -2,14 +2,14 @@
 // (the GPU skips padding tokens in backward; their gradient is zero on the CPU too).
 #include "tests/gpu/cuda/gpu_test.h"
 #include "trainer/cpu/embedding.h"
-#include "trainer/cuda/embeddings.h"
+#include "trainer/cuda/embedding.h"
 
 using namespace bert::cuda;
 using namespace bert::cuda::test;
 
 namespace {
 
-void check_embeddings(int rows, int seq_len, int hidden, int vocab, uint64_t seed) {
+void check_embedding(int rows, int seq_len, int hidden, int vocab, uint64_t seed) {
   CAPTURE(hidden);
   std::mt19937_64 g(seed);
   const int T = rows * seq_len;
@@ -49,8 +49,8 @@ void check_embeddings(int rows, int seq_len, int hidden, int vocab, uint64_t see
   auto d_gp = DeviceBuffer<float>::from(std::vector<float>(gp.size(), 0.f));
   auto d_gt = DeviceBuffer<float>::from(std::vector<float>(gt.size(), 0.f));
   EmbeddingInputs in{d_ids.get(), d_pos.get(), d_seg.get(), d_mask.get(), T};
-  embeddings_forward(in, {d_word.get(), d_position.get(), d_type.get()}, d_sum.get(), hidden, nullptr);
-  embeddings_backward(in, d_dsum.get(), {d_gw.get(), d_gp.get(), d_gt.get()}, hidden, nullptr);
+  embedding_forward(in, {d_word.get(), d_position.get(), d_type.get()}, d_sum.get(), hidden, nullptr);
+  embedding_backward(in, d_dsum.get(), {d_gw.get(), d_gp.get(), d_gt.get()}, hidden, nullptr);
   sync();
   CHECK(rel_l2(download_bf16(d_sum), sum) < 1e-2);
   CHECK(rel_l2(d_gw.download(), gw) < 1e-5);
@@ -61,6 +61,6 @@ void check_embeddings(int rows, int seq_len, int hidden, int vocab, uint64_t see
 }  // namespace
 
 TEST_CASE("embeddings forward/backward, padded rows") {
-  check_embeddings(4, 64, 128, 100, 1);
-  check_embeddings(8, 512, 1024, 300, 2);
+  check_embedding(4, 64, 128, 100, 1);
+  check_embedding(8, 512, 1024, 300, 2);
 }

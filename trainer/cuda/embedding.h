@@ -28,11 +28,11 @@ struct EmbeddingInputs {
   int tokens = 0;
 };
 
-void embeddings_forward(const EmbeddingInputs& in, const EmbeddingTables& t, __nv_bfloat16* sum, int hidden,
-                        cudaStream_t stream);
+void embedding_forward(const EmbeddingInputs& in, const EmbeddingTables& t, __nv_bfloat16* sum, int hidden,
+                       cudaStream_t stream);
 // d_sum: gradient of the embedding sum. Word and position rows use fp32 atomics (order-dependent
 // rounding in the last bit); the two token-type rows are reduced per block first.
-void embeddings_backward(const EmbeddingInputs& in, const __nv_bfloat16* d_sum, const EmbeddingGrads& g, int hidden,
-                         cudaStream_t stream);
+void embedding_backward(const EmbeddingInputs& in, const __nv_bfloat16* d_sum, const EmbeddingGrads& g, int hidden,
+                        cudaStream_t stream);
 
 }  // namespace bert::cuda

@@ -1,6 +1,6 @@
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/device_utils.cuh"
-#include "trainer/cuda/embeddings.h"
+#include "trainer/cuda/embedding.h"
 
 #include <algorithm>
 #include <string>
@@ -11,7 +11,7 @@ namespace {
 using dev::bf16;
 
 // Block = hidden/8 threads, thread owns 8 columns; tokens in a grid-stride loop.
-__global__ void embeddings_forward_kernel(EmbeddingInputs in, EmbeddingTables t, bf16* sum, int hidden) {
+__global__ void embedding_forward_kernel(EmbeddingInputs in, EmbeddingTables t, bf16* sum, int hidden) {
   const int c = threadIdx.x * 8;
   for (int tok = blockIdx.x; tok < in.tokens; tok += gridDim.x) {
     float w[8], p[8], s[8];
@@ -24,7 +24,7 @@ __global__ void embeddings_forward_kernel(EmbeddingInputs in, EmbeddingTables t,
   }
 }
 
-__global__ void embeddings_backward_kernel(EmbeddingInputs in, const bf16* d, EmbeddingGrads g, int hidden) {
+__global__ void embedding_backward_kernel(EmbeddingInputs in, const bf16* d, EmbeddingGrads g, int hidden) {
   const int c = threadIdx.x * 8;
   float type_acc[2][8] = {};
   for (int tok = blockIdx.x; tok < in.tokens; tok += gridDim.x) {
@@ -49,25 +49,25 @@ __global__ void embeddings_backward_kernel(EmbeddingInputs in, const bf16* d, Em
 
 void check_hidden(int hidden) {
   if (hidden <= 0 || hidden % 8 != 0 || hidden > 1024)
-    throw CudaError("embeddings: hidden size must be a multiple of 8 and at most 1024, got " + std::to_string(hidden));
+    throw CudaError("embedding: hidden size must be a multiple of 8 and at most 1024, got " + std::to_string(hidden));
 }
 
 }  // namespace
 
-void embeddings_forward(const EmbeddingInputs& in, const EmbeddingTables& t, bf16* sum, int hidden,
-                        cudaStream_t stream) {
+void embedding_forward(const EmbeddingInputs& in, const EmbeddingTables& t, bf16* sum, int hidden,
+                       cudaStream_t stream) {
   check_hidden(hidden);
   if (in.tokens <= 0) return;
-  embeddings_forward_kernel<<<std::min(in.tokens, 8192), hidden / 8, 0, stream>>>(in, t, sum, hidden);
+  embedding_forward_kernel<<<std::min(in.tokens, 8192), hidden / 8, 0, stream>>>(in, t, sum, hidden);
   BERT_CUDA_CHECK_LAUNCH();
 }
 
-void embeddings_backward(const EmbeddingInputs& in, const bf16* d_sum, const EmbeddingGrads& g, int hidden,
-                         cudaStream_t stream) {
+void embedding_backward(const EmbeddingInputs& in, const bf16* d_sum, const EmbeddingGrads& g, int hidden,
+                        cudaStream_t stream) {
   check_hidden(hidden);
   if (in.tokens <= 0) return;
   // Fewer blocks than tokens so each block folds many tokens into its two token-type rows.
-  embeddings_backward_kernel<<<std::min(in.tokens, 1024), hidden / 8, 0, stream>>>(in, d_sum, g, hidden);
+  embedding_backward_kernel<<<std::min(in.tokens, 1024), hidden / 8, 0, stream>>>(in, d_sum, g, hidden);
   BERT_CUDA_CHECK_LAUNCH();
 }
 

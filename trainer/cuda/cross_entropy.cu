@@ -1,6 +1,6 @@
 #include "trainer/cuda/check.h"
+#include "trainer/cuda/cross_entropy.h"
 #include "trainer/cuda/device_utils.cuh"
-#include "trainer/cuda/softmax_xent.h"
 
 #include <cfloat>
 
@@ -34,7 +34,7 @@ __device__ __forceinline__ RowStat shfl(RowStat v, int o) {
   return r;
 }
 
-__global__ void softmax_xent_kernel(SoftmaxXentArgs a) {
+__global__ void cross_entropy_kernel(CrossEntropyArgs a) {
   __shared__ RowStat warp_stats[32];
   __shared__ RowStat total;
   const int row = blockIdx.x;
@@ -103,11 +103,11 @@ void inverse_valid_count(const int32_t* labels, int n, float* out, cudaStream_t 
   BERT_CUDA_CHECK_LAUNCH();
 }
 
-void softmax_xent(const SoftmaxXentArgs& a, cudaStream_t stream) {
-  if (a.vocab <= 0 || a.ld < a.vocab) throw CudaError("softmax_xent: need 0 < vocab <= ld");
+void cross_entropy(const CrossEntropyArgs& a, cudaStream_t stream) {
+  if (a.vocab <= 0 || a.ld < a.vocab) throw CudaError("cross_entropy: need 0 < vocab <= ld");
   if (a.rows <= 0) return;
   const int threads = a.vocab >= 256 ? 256 : 32;
-  softmax_xent_kernel<<<a.rows, threads, 0, stream>>>(a);
+  cross_entropy_kernel<<<a.rows, threads, 0, stream>>>(a);
   BERT_CUDA_CHECK_LAUNCH();
 }
 

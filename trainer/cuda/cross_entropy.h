@@ -12,7 +12,7 @@
 
 namespace bert::cuda {
 
-struct SoftmaxXentArgs {
+struct CrossEntropyArgs {
   const __nv_bfloat16* logits = nullptr;
   const int32_t* labels = nullptr;
   int rows = 0, vocab = 0, ld = 0;
@@ -23,7 +23,7 @@ struct SoftmaxXentArgs {
   const float* grad_scale_dev = nullptr;  // nullable: dlogits are further multiplied by *grad_scale_dev
 };
 
-void softmax_xent(const SoftmaxXentArgs& a, cudaStream_t stream);
+void cross_entropy(const CrossEntropyArgs& a, cudaStream_t stream);
 
 // *out = 1 / max(1, number of labels >= 0): the mean-loss gradient factor of a padded (static-shape)
 // label array, computed on the device so a captured CUDA graph serves every batch.

@@ -5,7 +5,7 @@
 #include "tests/gpu/cuda/gpu_test.h"
 #include "trainer/cpu/gelu.h"
 #include "trainer/cpu/linear.h"
-#include "trainer/cuda/bias_act.h"
+#include "trainer/cuda/bias_gelu.h"
 
 using namespace bert::cuda;
 using namespace bert::cuda::test;

@@ -1,4 +1,6 @@
-// Bias + activation, the fallback for GEMMs whose epilogue is not fused (and the pooler's tanh):
+// Bias + GELU (the CUDA side of cpu/gelu.h, with the bias the CPU adds in cpu/linear.cpp): the MLM
+// transform and the fallback for GEMMs whose epilogue is not fused. The same kernels serve the
+// pooler's bias + tanh and a plain bias (Activation::Tanh / None), hence bias_act_*:
 //   forward  y = act(x + bias)
 //   backward dpre = dy * act'(x + bias),  dbias += sum over rows of dpre
 // Activation Gelu is the tanh approximation used by BERT. x, y, dy, dpre bf16 [rows, cols];

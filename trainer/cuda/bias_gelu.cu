@@ -1,4 +1,4 @@
-#include "trainer/cuda/bias_act.h"
+#include "trainer/cuda/bias_gelu.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/column_sum.h"
 #include "trainer/cuda/device_utils.cuh"

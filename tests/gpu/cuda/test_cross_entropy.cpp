@@ -2,14 +2,14 @@
 // against cpu::cross_entropy; rows with label -1 are ignored (zero loss and gradient).
 #include "tests/gpu/cuda/gpu_test.h"
 #include "trainer/cpu/cross_entropy.h"
-#include "trainer/cuda/softmax_xent.h"
+#include "trainer/cuda/cross_entropy.h"
 
 using namespace bert::cuda;
 using namespace bert::cuda::test;
 
 namespace {
 
-void check_xent(int rows, int vocab, int ld, uint64_t seed) {
+void check_cross_entropy(int rows, int vocab, int ld, uint64_t seed) {
   CAPTURE(vocab);
   std::mt19937_64 g(seed);
   auto logits = random_vec(static_cast<size_t>(rows) * ld, g, -8.f, 8.f);
@@ -44,7 +44,7 @@ void check_xent(int rows, int vocab, int ld, uint64_t seed) {
   auto d_dlogits = poisoned<bf16>(logits.size());
   auto d_loss = poisoned<float>(rows);
   auto d_correct = poisoned<int32_t>(rows);
-  SoftmaxXentArgs a;
+  CrossEntropyArgs a;
   a.logits = d_logits.get();
   a.labels = d_labels.get();
   a.rows = rows;
@@ -54,7 +54,7 @@ void check_xent(int rows, int vocab, int ld, uint64_t seed) {
   a.dlogits = d_dlogits.get();
   a.loss = d_loss.get();
   a.correct = d_correct.get();
-  softmax_xent(a, nullptr);
+  cross_entropy(a, nullptr);
   sync();
   const auto loss = d_loss.download();
   const auto correct = d_correct.download();
@@ -72,5 +72,5 @@ void check_xent(int rows, int vocab, int ld, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("MLM cross entropy over 30522 classes, row stride 30528") { check_xent(97, 30522, 30528, 1); }
-TEST_CASE("NSP cross entropy over 2 classes") { check_xent(40, 2, 2, 2); }
+TEST_CASE("MLM cross entropy over 30522 classes, row stride 30528") { check_cross_entropy(97, 30522, 30528, 1); }
+TEST_CASE("NSP cross entropy over 2 classes") { check_cross_entropy(40, 2, 2, 2); }
