@@ -1,5 +1,5 @@
 // The trainer's CUDA backend (run.backend: cuda): CudaTrainStep behind the TrainBackend interface.
-// No CUDA header here: train_loop.cpp and backend_select.cpp include it in every CUDA build.
+// No CUDA header here: train_backend.cpp (the run.backend selection) includes it in every CUDA build.
 #pragma once
 #include <memory>
 #include <string>
