@@ -53,7 +53,7 @@ LogVerdict check_log_file(const std::filesystem::path& file, const CheckOptions&
 std::string format_report(const LogVerdict& v);
 json to_json(const LogVerdict& v);
 
-// Every result_*.txt in `dir` (sorted by name, no recursion). Throws UsageError if none.
+// Every result_*.txt in `dir` (in run order: result_2 before result_10; no recursion). Throws UsageError if none.
 struct DirVerdict {
   std::string dir;
   std::vector<LogVerdict> logs;

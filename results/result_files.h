@@ -6,7 +6,11 @@
 
 namespace bert::results {
 
-// result_*.txt directly in `dir`, sorted; throws UsageError when `dir` is not a readable directory.
+// Run order: result_2.txt before result_10.txt (the number, not the text); names whose middle part
+// is not a number (result_a.txt) come after the numbered ones, by name.
+bool result_file_order(const std::filesystem::path& a, const std::filesystem::path& b);
+
+// result_*.txt directly in `dir`, in run order; throws UsageError when `dir` is not a readable directory.
 std::vector<std::filesystem::path> result_files(const std::filesystem::path& dir);
 
 // The whole file; throws UsageError when it cannot be read.

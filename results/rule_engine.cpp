@@ -3,10 +3,8 @@
 // that later scopes can replace, REQ counting, first-occurrence-only for submission_* keys.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "results/check.h"
 #include "results/log_parser.h"
@@ -323,16 +321,6 @@ LogVerdict check_log_text(std::string_view bytes, const CheckOptions& opts, std:
   for (auto& m : msgs.unkeyed) v.failures.push_back({"", m});
   v.passed = v.checker_error.empty() && v.failures.empty();
   return v;
-}
-
-std::string read_file_bytes(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw UsageError(file.string() + ": no such file");
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (!in) throw UsageError(file.string() + ": cannot be read");
-  return ss.str();
 }
 
 LogVerdict check_log_file(const std::filesystem::path& file, const CheckOptions& opts) {
