@@ -154,9 +154,9 @@ void check_benchmark_dir(const fs::path& org, const fs::path& bdir, const std::s
                          bool params_seed, const PackageOptions& opts, PackageVerdict& v) {
   const fs::path sys_json = org / "systems" / (system + ".json");
   std::error_code ec;
-  if (!fs::is_regular_file(sys_json, ec)) {
-    v.errors.push_back(bdir.string() + ": no system description " + sys_json.string() +
-                       " (the official package checker stops here)");
+  if (std::string why = not_a_regular_file(sys_json); !why.empty()) {
+    v.errors.push_back(bdir.string() + ": no system description (" + why +
+                       "; the official package checker stops here)");
     return;
   }
   std::string err;
@@ -216,7 +216,7 @@ void check_benchmark_dir(const fs::path& org, const fs::path& bdir, const std::s
 
 PackageVerdict check_package(const std::filesystem::path& org_dir, const PackageOptions& opts) {
   std::error_code ec;
-  if (!fs::is_directory(org_dir, ec)) throw UsageError(org_dir.string() + ": not a directory");
+  if (std::string why = not_a_directory(org_dir); !why.empty()) throw UsageError(why);
   if (!fs::is_directory(org_dir / "results", ec))
     throw UsageError(org_dir.string() + ": no results/ folder (expected ORG/results/<system>/bert/)");
   CheckOptions probe{opts.ruleset, false, true};
