@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -14,7 +15,7 @@
 namespace bert::results {
 namespace {
 
-constexpr int kMaxDropped = 1;  // BERT (unet3d would be 4)
+constexpr size_t kMaxDropped = 1;  // BERT (unet3d would be 4)
 
 std::string summary_word(const RcpVerdict& v) {
   if (v.passed) return "Pass";
@@ -98,7 +99,64 @@ std::optional<int64_t> first_seed(const ParsedLog& log) {
   return std::nullopt;
 }
 
+// _query_run_start_stop: the first run_start and run_stop (a later run_start before the first
+// run_stop replaces the earlier one). A time to train that is not a finite number (a NaN or
+// infinite time_ms) makes the run invalid: the official summarizer would average or sort it.
+void set_time_to_train(const ParsedLog& log, RunScore& run) {
+  std::optional<double> start, stop;
+  for (const auto& rec : log.records) {
+    if (rec.key_str() && *rec.key_str() == "run_start") start = rec.timestamp;
+    if (rec.key_str() && *rec.key_str() == "run_stop") stop = rec.timestamp;
+    if (start && stop) break;
+  }
+  if (!start || !stop) {
+    run.failure = start ? "run_stop not recorded" : "run_start not recorded";
+  } else if (!std::isfinite(*stop - *start)) {
+    run.failure = fmt::format("time to train is not a finite number (run_start time_ms {:.0f}, run_stop time_ms {:.0f})",
+                              *start, *stop);
+  } else {
+    run.valid = true;
+    run.ttt_ms = *stop - *start;
+    run.minutes = *run.ttt_ms / 60 / 1000;
+  }
+}
+
 }  // namespace
+
+std::string_view to_string(Olympic o) {
+  switch (o) {
+    case Olympic::Counted: return "counted";
+    case Olympic::DroppedFastest: return "dropped (fastest)";
+    case Olympic::DroppedSlowest: return "dropped (slowest)";
+    case Olympic::Failed: return "dropped (failed)";
+    case Olympic::NoMean: break;
+  }
+  return "no olympic mean";
+}
+
+OlympicMean olympic_mean(const std::vector<std::optional<double>>& minutes) {
+  OlympicMean m;
+  m.roles.assign(minutes.size(), Olympic::NoMean);
+  std::vector<size_t> valid;
+  for (size_t i = 0; i < minutes.size(); ++i) {
+    if (minutes[i]) valid.push_back(i);
+    else m.roles[i] = Olympic::Failed;
+  }
+  const size_t failed = minutes.size() - valid.size();
+  if (failed > kMaxDropped) return m;
+  std::stable_sort(valid.begin(), valid.end(), [&](size_t a, size_t b) { return *minutes[a] < *minutes[b]; });
+  const size_t begin = kMaxDropped;
+  const size_t slowest_dropped = kMaxDropped - failed;
+  const size_t end = valid.size() >= slowest_dropped ? valid.size() - slowest_dropped : 0;
+  if (end <= begin) return m;
+  double sum = 0;  // Python sum(): left to right over the sorted slice
+  for (size_t k = 0; k < valid.size(); ++k) {
+    m.roles[valid[k]] = k < begin ? Olympic::DroppedFastest : k < end ? Olympic::Counted : Olympic::DroppedSlowest;
+    if (m.roles[valid[k]] == Olympic::Counted) sum += *minutes[valid[k]];
+  }
+  m.minutes = sum * 1.0 / static_cast<double>(end - begin);
+  return m;
+}
 
 namespace {
 // The RCP checker writes scaling.json only for a pass with a submission faster than the RCP mean.
@@ -138,7 +196,7 @@ ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptio
   CheckOptions copts;
   copts.ruleset = opts.ruleset;
   copts.quiet = true;
-  std::vector<double> scores;
+  std::vector<std::optional<double>> minutes;
   for (size_t i = 0; i < files.size(); ++i) {
     RunScore run;
     run.file = files[i].filename().string();
@@ -156,46 +214,24 @@ ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptio
       run.failure = !v.checker_error.empty() ? v.checker_error
                     : !v.failures.empty()    ? v.failures.front().text.substr(0, v.failures.front().text.find('\n'))
                                              : "Compliance check failed";
-      ++r.dropped;
     } else {
-      std::optional<double> start, stop;  // _query_run_start_stop
-      for (const auto& rec : log.records) {
-        if (rec.key_str() && *rec.key_str() == "run_start") start = rec.timestamp;
-        if (rec.key_str() && *rec.key_str() == "run_stop") stop = rec.timestamp;
-        if (start && stop) break;
-      }
-      if (start && stop) {
-        run.ttt_ms = *stop - *start;
-        run.minutes = *run.ttt_ms / 60 / 1000;
-        scores.push_back(*run.minutes);
-      } else {
-        run.compliant = false;
-        run.failure = start ? "run_stop not recorded" : "run_start not recorded";
-        ++r.dropped;
-      }
+      set_time_to_train(log, run);
     }
+    if (!run.valid) ++r.dropped;
+    minutes.push_back(run.minutes);
     r.runs.push_back(std::move(run));
   }
   if (r.division.empty()) r.division = "closed";
 
   const std::string where = dir.string();
-  if (r.dropped > kMaxDropped) {
+  if (r.dropped > static_cast<int>(kMaxDropped)) {
     r.notices.push_back("CRITICAL ERROR: Too many non-converging runs for " + where);
   } else if (r.dropped >= 1) {
     r.notices.push_back("NOTICE: Dropping non-converged run(s) for " + where + " using olympic scoring.");
   }
-  if (r.dropped <= kMaxDropped) {
-    std::sort(scores.begin(), scores.end());
-    const size_t begin = kMaxDropped;
-    const size_t end = scores.size() >= static_cast<size_t>(kMaxDropped - r.dropped)
-                           ? scores.size() - static_cast<size_t>(kMaxDropped - r.dropped)
-                           : 0;
-    if (end > begin) {
-      double sum = 0;  // Python sum(): left to right
-      for (size_t i = begin; i < end; ++i) sum += scores[i];
-      r.olympic_minutes = sum * 1.0 / static_cast<double>(end - begin);
-    }
-  }
+  OlympicMean om = olympic_mean(minutes);
+  r.olympic_minutes = om.minutes;
+  for (size_t i = 0; i < r.runs.size(); ++i) r.runs[i].olympic = om.roles[i];
 
   if (opts.rcp && r.division == "closed") r.rcp = rcp_from_files(files, bytes, opts, &r.runs);
   else r.rcp.message = opts.rcp ? "not checked: open division" : "not checked";

@@ -5,22 +5,43 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "results/check.h"
 
 namespace bert::results {
 
+// A run's part in the olympic mean (result_summarizer._compute_olympic_average).
+enum class Olympic {
+  Counted,         // inside the window: averaged
+  DroppedFastest,  // the fastest valid run
+  DroppedSlowest,  // the slowest valid run (no failed run took that place)
+  Failed,          // not compliant or no valid time to train; counts as the slowest
+  NoMean,          // the set has no olympic mean (too few runs, or more than one failed)
+};
+std::string_view to_string(Olympic o);  // "counted", "dropped (fastest)", ...
+
+struct OlympicMean {
+  std::optional<double> minutes;  // empty when more than one run failed or the window is empty
+  std::vector<Olympic> roles;     // one per run, in input order
+};
+// Times to train in minutes, an empty entry for a failed run. At most one failed run (BERT): sort the
+// valid times, average [1 : n - (1 - failed)], so a failed run takes the slowest place.
+OlympicMean olympic_mean(const std::vector<std::optional<double>>& minutes);
+
 struct RunScore {
   std::string file;                 // file name, e.g. result_0.txt
   std::optional<int64_t> seed;      // first `seed` value, if it is an integer
   bool compliant = false;           // passed the compliance checker (quiet)
-  std::string failure;              // first failure message when not compliant
-  std::optional<double> ttt_ms;     // run_stop - run_start (compliant runs only)
+  bool valid = false;               // compliant with a finite time to train: counts toward the score
+  std::string failure;              // why not valid: first compliance failure, or the bad time to train
+  std::optional<double> ttt_ms;     // run_stop - run_start (valid runs only)
   std::optional<double> minutes;    // ttt_ms / 60000
   std::optional<double> samples_to_converge;  // RCP reader: epoch_num of the last eval before a
                                               // successful run_stop, or 1e9 when not converged
   bool converged = false;           // RCP reader's view: run_stop with status "success"
+  Olympic olympic = Olympic::NoMean;
 };
 
 struct RcpVerdict {
@@ -50,8 +71,8 @@ struct ScoreOptions {
 struct ScoreResult {
   std::string dir;
   std::string division;             // from the logs' submission_division ("closed" if unknown)
-  std::vector<RunScore> runs;       // sorted by file name
-  int dropped = 0;                  // non-compliant runs
+  std::vector<RunScore> runs;       // in run order (result_2 before result_10)
+  int dropped = 0;                  // runs that are not valid
   std::optional<double> olympic_minutes;  // empty when more than one run dropped or too few runs
   double scaling_factor = 1.0;      // see ScoreOptions::scaling
   std::optional<double> score_minutes;    // olympic_minutes * scaling_factor

@@ -15,18 +15,23 @@ std::string samples_text(const RunScore& r) {
   return fmt::format("{:.0f}", *r.samples_to_converge);
 }
 
+std::string status_text(const RunScore& r) {
+  if (r.valid) return "ok";
+  return (r.compliant ? "INVALID: " : "FAILED: ") + r.failure;
+}
+
 }  // namespace
 
 std::string format_table(const ScoreResult& r) {
   std::string out = fmt::format("{}  (division {})\n", r.dir, r.division);
-  out += fmt::format("{:<4} {:<16} {:>12} {:>20} {:>10}  {}\n", "run", "file", "seed", "samples to converge",
-                     "minutes", "status");
+  out += fmt::format("{:<4} {:<16} {:>12} {:>20} {:>10}  {:<18} {}\n", "run", "file", "seed",
+                     "samples to converge", "minutes", "olympic mean", "status");
   for (size_t i = 0; i < r.runs.size(); ++i) {
     const auto& run = r.runs[i];
-    out += fmt::format("{:<4} {:<16} {:>12} {:>20} {:>10}  {}\n", i, run.file,
+    out += fmt::format("{:<4} {:<16} {:>12} {:>20} {:>10}  {:<18} {}\n", i, run.file,
                        run.seed ? std::to_string(*run.seed) : "-", samples_text(run),
-                       run.minutes ? fmt::format("{:.3f}", *run.minutes) : "-",
-                       run.compliant ? "ok" : "FAILED: " + run.failure);
+                       run.minutes ? fmt::format("{:.3f}", *run.minutes) : "-", to_string(run.olympic),
+                       status_text(run));
   }
   for (const auto& n : r.notices) out += n + "\n";
   out += "olympic mean: " + (r.olympic_minutes ? fmt::format("{:.4f} min", *r.olympic_minutes) : "none") + "\n";
@@ -56,6 +61,8 @@ json to_json(const ScoreResult& r) {
     o["file"] = run.file;
     o["seed"] = run.seed ? json(*run.seed) : json(nullptr);
     o["compliant"] = run.compliant;
+    o["valid"] = run.valid;
+    o["olympic"] = std::string(to_string(run.olympic));
     o["failure"] = run.failure.empty() ? json(nullptr) : json(run.failure);
     o["time_to_train_ms"] = opt(run.ttt_ms);
     o["minutes"] = opt(run.minutes);

@@ -1,6 +1,9 @@
 """Scores synthetic 10-run BERT result sets with the official RCP checker (as the package checker
 runs it: pruned RCPs, writing scaling.json) followed by the official result summarizer, and with
 ours (results_cli score --json), and fails unless every number agrees to 1e-9 relative.
+Also: the runs ours marks "counted" are the ones the official olympic mean averaged, runs come in
+run order (result_2 before result_10), and a run whose time to train is not a finite number is an
+invalid run (scored as a failed run is) where the official summarizer would sort and average it.
 Usage: compare_scoring.py RESULTS_CLI MAKE_LOG WORKDIR"""
 import contextlib
 import io
@@ -9,6 +12,7 @@ import logging
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +27,11 @@ REL = 1e-9
 
 def run(samples, minutes, status="success", accuracy=0.7213, train_samples=None):
     return dict(samples=samples, minutes=minutes, status=status, accuracy=accuracy, train_samples=train_samples)
+
+
+def bad_time(r, time_ms):
+    """Run r with run_stop's time_ms replaced (a bad timestamp: NaN, Infinity)."""
+    return dict(r, run_stop_time=time_ms)
 
 
 def failed_run(samples=3000000):
@@ -54,6 +63,24 @@ def sets():
     # --bert-train-samples: the RCP takes the train_samples line (here 300k more than the last eval)
     yield "train_samples_1536", "5.0.0", 1536, [dict(r, train_samples=r["samples"] + 300000)
                                                 for r in spread(rng, 2450000, 30000)]
+    # 12 runs: ours lists them in run order; the official summarizer takes any count.
+    yield "twelve_runs", "5.0.0", 1536, spread(rng, 2600000, 80000, 12)
+    # An infinite time to train: the official summarizer sorts it last and drops it as the slowest,
+    # ours drops it as invalid; the score is the same.
+    runs = spread(rng, 2600000, 80000)
+    yield "infinite_time_to_train", "5.0.0", 1536, runs[:4] + [bad_time(runs[4], "Infinity")] + runs[5:]
+    # NaN: the official summarizer's sort and mean are then undefined (see ORACLE_AS for what we expect).
+    runs = spread(rng, 2600000, 80000)
+    yield "nan_time_to_train", "5.0.0", 1536, runs[:6] + [bad_time(runs[6], "NaN")] + runs[7:]
+
+
+# Sets whose official score is undefined: the official tools score this stand-in instead, where each
+# run with a bad timestamp is a non-compliant run (accuracy below the target) with the same RCP samples.
+def oracle_stand_in(runs):
+    return [dict(r, accuracy=0.70, run_stop_time=None) if r.get("run_stop_time") == "NaN" else r for r in runs]
+
+
+ORACLE_AS = {"nan_time_to_train": oracle_stand_in}
 
 
 def make_set(make_log, d, ruleset, gbs, runs):
@@ -64,8 +91,13 @@ def make_set(make_log, d, ruleset, gbs, runs):
                 "--accuracy", str(r["accuracy"]), "--start-ms", str(1700000000000 + i * 10**7)]
         if r.get("train_samples") is not None:
             args += ["--train-samples", str(r["train_samples"])]
-        with open(os.path.join(d, f"result_{i}.txt"), "wb") as f:
-            subprocess.run(args, check=True, stdout=f)
+        log = subprocess.run(args, check=True, stdout=subprocess.PIPE).stdout.decode()
+        if r.get("run_stop_time"):
+            log = re.sub(r'("time_ms": )[0-9]+(, "event_type": "[A-Z_]+", "key": "run_stop")',
+                         lambda m: m.group(1) + r["run_stop_time"] + m.group(2), log)
+            assert r["run_stop_time"] in log
+        with open(os.path.join(d, f"result_{i}.txt"), "w") as f:
+            f.write(log)
 
 
 def official(d, ruleset, train_samples=False):
@@ -109,10 +141,16 @@ def main():
     for name, ruleset, gbs, runs in sets():
         d = os.path.join(work, name)
         make_set(make_log, d, ruleset, gbs, runs)
+        oracle_dir = d
+        if name in ORACLE_AS:
+            oracle_dir = d + "_oracle"
+            make_set(make_log, oracle_dir, ruleset, gbs, ORACLE_AS[name](runs))
         ts = name.startswith("train_samples")
         flag = ["--bert-train-samples"] if ts else []
         our = ours(cli, d, ruleset, flag)  # scaling from the RCP normalization (package checker + summarizer)
-        off = official(d, ruleset, ts)     # writes scaling.json like the package checker
+        off = official(oracle_dir, ruleset, ts)  # writes scaling.json like the package checker
+        if oracle_dir != d and os.path.exists(os.path.join(oracle_dir, "scaling.json")):
+            shutil.copy(os.path.join(oracle_dir, "scaling.json"), d)
         our_file = ours(cli, d, ruleset, ["--scaling-json", *flag])  # the bare summarizer on that scaling.json
         problems = []
         if "rcp_crash" in off:
@@ -132,9 +170,28 @@ def main():
         if not close(off["scaling"], our_file["scaling_factor"]):
             problems.append(f"scaling factor {off['scaling']} vs {our_file['scaling_factor']}")
         mine_minutes = {r["file"]: r["minutes"] for r in our["runs"] if r["minutes"] is not None}
-        if set(mine_minutes) != set(off["minutes"]) or any(
-                not close(off["minutes"][k], mine_minutes[k]) for k in mine_minutes):
+        finite = {k: v for k, v in off["minutes"].items() if math.isfinite(v)}
+        if set(mine_minutes) != set(finite) or any(not close(finite[k], mine_minutes[k]) for k in mine_minutes):
             problems.append(f"per-run minutes {off['minutes']} vs {mine_minutes}")
+        bad_runs = {f"result_{i}.txt" for i, r in enumerate(runs) if r.get("run_stop_time")}
+        for r in our["runs"]:
+            if (r["file"] in bad_runs) != (r["compliant"] and not r["valid"]):
+                problems.append(f"{r['file']}: valid {r['valid']}, compliant {r['compliant']}, bad timestamp "
+                                f"{r['file'] in bad_runs}")
+            if r["file"] in bad_runs and (r["olympic"] != "dropped (failed)" or
+                                          not r["failure"].startswith("time to train is not a finite number")):
+                problems.append(f"{r['file']}: {r['olympic']}, {r['failure']}")
+        files = [r["file"] for r in our["runs"]]
+        if files != [f"result_{i}.txt" for i in range(len(runs))]:
+            problems.append(f"runs not in run order: {files}")
+        # The runs marked counted are the ones the official olympic mean averaged.
+        counted = [r["minutes"] for r in our["runs"] if r["olympic"] == "counted"]
+        if off["score"] is None:
+            if counted:
+                problems.append(f"no official score, yet runs marked counted: {counted}")
+        elif not counted or not close(off["score"] / off["scaling"], sum(sorted(counted)) / len(counted)):
+            problems.append(f"official olympic mean {off['score'] / off['scaling']}, the runs marked counted "
+                            f"{sorted(counted)}")
         status = "ok" if not problems else "MISMATCH"
         print(f"{status:8} {name:24} score {off['score']} | RCP {off.get('rcp_message', off.get('rcp_crash'))} "
               f"| scaling {off['scaling']}")
