@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/run/progress.h"
+#include "results/score.h"
 
 namespace bert::harness {
 
@@ -24,11 +25,14 @@ struct PlotResult {
   std::string note;                 // why nothing was rendered ("gnuplot not found", its error)
 };
 
-// Indexes (into `times`) of the runs inside the olympic window: sorted by time, the fastest and the
-// slowest dropped (only the fastest when one run did not converge).
-std::vector<size_t> olympic_window(const std::vector<RunTime>& times, int dropped);
+// Each run's part in the olympic mean (results::olympic_mean): `times` are the valid runs, `dropped`
+// the failed ones (no time; a failed run takes the slowest place).
+std::vector<results::Olympic> olympic_roles(const std::vector<RunTime>& times, int dropped);
 
-// Writes the data files and plots.gp into plots_dir and runs gnuplot on it.
+// Writes the data files and plots.gp into plots_dir and runs gnuplot on it. Every eval point lies
+// inside the accuracy plot's frame with the target line; the time-to-train plot marks what the
+// olympic mean counted and dropped, or, when the set has no olympic mean, says so and shows the
+// plain mean.
 PlotResult render_plots(const std::string& plots_dir, const std::vector<RunCurve>& curves,
                         const std::vector<RunTime>& times, int dropped, std::optional<double> olympic_minutes,
                         double target_accuracy);

@@ -21,7 +21,7 @@ std::optional<double> short_set_mean_minutes(const results::ScoreResult& s) {
   double sum = 0;
   int n = 0;
   for (const auto& r : s.runs)
-    if (r.compliant && r.minutes) {
+    if (r.valid && r.minutes) {
       sum += *r.minutes;
       ++n;
     }
@@ -42,6 +42,23 @@ std::string cache_cell(const std::vector<bool>& v) {
   size_t ok = 0;
   for (bool b : v) ok += b;
   return std::to_string(ok) + "/" + std::to_string(v.size()) + " nodes";
+}
+
+// The scored run of experiment `index`, by its result file's name.
+const results::RunScore* scored_run(const SummaryInput& in, int index) {
+  if (!in.score) return nullptr;
+  const std::string name = std::filesystem::path(in.tree->result(index)).filename().string();
+  for (const auto& r : in.score->runs)
+    if (r.file == name) return &r;
+  return nullptr;
+}
+
+// The olympic-mean cell: counted, dropped (fastest/slowest/failed), and why an invalid run failed.
+std::string olympic_cell(const results::RunScore* r) {
+  if (!r) return "-";
+  std::string s(results::to_string(r->olympic));
+  if (r->compliant && !r->valid) s += ": invalid, " + r->failure;
+  return s;
 }
 
 }  // namespace
@@ -66,8 +83,8 @@ std::string render_summary(const SummaryInput& in) {
   md << "- logs: `" << t.logs_dir() << "/" << st.datestamp << "_<NN>.log`\n";
   md << "- results: `" << t.results_dir() << "/`, system description: `" << t.systems_json() << "`\n\n";
 
-  md << "## Runs\n\n| # | seed | status | time to train | samples | compliance | cache clear | log |\n"
-        "|---|---|---|---|---|---|---|---|\n";
+  md << "## Runs\n\n| # | seed | status | time to train | samples | compliance | olympic mean | cache clear | log |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& e : st.experiments) {
     std::string status = to_string(e.status);
     if (e.status == ExpStatus::Failed && !e.message.empty()) status += ": " + e.message;
@@ -75,7 +92,8 @@ std::string render_summary(const SummaryInput& in) {
     char samples[64] = "-";
     if (e.samples && *e.samples < 1e9) std::snprintf(samples, sizeof(samples), "%.0f", *e.samples);
     md << "| " << e.index << " | " << e.seed << " | " << cell(status) << " | " << format_minutes(e.ttt_minutes)
-       << " | " << samples << " | " << cell(comp.substr(0, 200)) << " | " << cache_cell(e.cache_cleared) << " | "
+       << " | " << samples << " | " << cell(comp.substr(0, 200)) << " | " << cell(olympic_cell(scored_run(in, e.index)))
+       << " | " << cache_cell(e.cache_cleared) << " | "
        << (e.log.empty() ? "-" : "`" + e.log + "`") << " |\n";
   }
 
@@ -88,7 +106,7 @@ std::string render_summary(const SummaryInput& in) {
     if (!s.score_minutes)
       if (const auto mean = short_set_mean_minutes(s))
         md << "\n- plain mean time to train of the compliant runs (not an MLPerf score): " << format_minutes(*mean);
-    md << "\n- non-compliant runs dropped: " << s.dropped << "\n";
+    md << "\n- failed runs (not compliant, or no valid time to train): " << s.dropped << "\n";
     const auto& r = s.rcp;
     if (r.checked)
       md << "- RCP: **" << (r.passed ? "PASS" : "FAIL") << "** (" << r.message << "; global batch size "

@@ -26,6 +26,10 @@ expect_grep '^1: rank 1: ' "$ranks_log"
 grep -q '^1: ' "$(ls "$out"/logs/*_01.log)" && fail "rank 1 output leaked into the MLPerf log"
 expect_grep '^score: ' "$WORK/stdout"
 expect_grep '^- RCP: ' "$out/summary.md"
+# 3 runs: the olympic mean counts one; the fastest and the slowest are dropped and marked so.
+for role in 'dropped (fastest)' 'dropped (slowest)' 'counted'; do
+  [ "$(grep -c "^| [1-3] | .* | $role | " "$out/summary.md")" = 1 ] || fail "summary.md: not one run marked '$role'"
+done
 [ -f "$out/plan.json" ] || fail "no plan.json"
 [ -f "$out/systems/TESTSYS.json" ] || fail "no systems/TESTSYS.json"
 if command -v gnuplot > /dev/null; then
