@@ -52,7 +52,8 @@ struct NodeTopology {
 };
 
 // Throws BindingError on: unreadable/invalid XML, bad synthetic string, GPU map longer than the GPUs
-// or contradicting PCI locality, reserved CPUs outside the machine.
+// or contradicting PCI locality, reserved CPUs outside the machine. Synthetic topologies get Linux SMT
+// numbering (sibling = PU + number of cores) unless their PU level gives its own indexes.
 NodeTopology load_topology(const TopologySource& src);
 
 enum class CpuPolicy { Exclusive, ExclusiveNoSmt, Node, Socket, None, Map };

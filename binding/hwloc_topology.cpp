@@ -4,6 +4,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "binding/linux_pu_numbering.h"
+
 namespace bert::binding {
 namespace {
 
@@ -47,7 +49,7 @@ HwlocTopology HwlocTopology::load(const TopologySource& src, bool with_io) {
     if (hwloc_topology_set_xml(t, src.value.c_str()) != 0)
       throw BindingError("topology.xml", describe(src) + " is not a valid hwloc topology (hwloc could not parse it)");
   } else if (src.kind == TopologyKind::Synthetic) {
-    if (src.value.empty() || hwloc_topology_set_synthetic(t, src.value.c_str()) != 0)
+    if (src.value.empty() || hwloc_topology_set_synthetic(t, with_linux_pu_numbering(src.value).c_str()) != 0)
       throw BindingError("topology.synthetic",
                          describe(src) + " is not a valid hwloc synthetic description (e.g. 'pack:2 numa:1 core:8 pu:2')");
   }

@@ -75,6 +75,25 @@ std::pair<std::string, std::string> binding_error(F&& f) {
   return {"", ""};
 }
 
+// Every core of `t` has 2 PUs numbered the Linux way: the sibling of PU c is c + number of cores.
+inline void check_linux_smt(const NodeTopology& t) {
+  for (const auto& n : t.numa)
+    for (const auto& core : n.cores) {
+      INFO("NUMA node " << n.os_index << " core " << core);
+      IndexList pus = parse_list(core, "core");
+      REQUIRE(pus.size() == 2);
+      CHECK(pus[1] == pus[0] + t.cores);
+    }
+}
+
+inline NodeTopology load_synthetic(const std::string& desc, const std::vector<int>& map = {}) {
+  TopologySource src;
+  src.kind = TopologyKind::Synthetic;
+  src.value = desc;
+  src.gpu_numa_map = map;
+  return load_topology(src);
+}
+
 inline const NumaNode& numa(const NodeTopology& t, int os_index) {
   for (const auto& n : t.numa)
     if (n.os_index == os_index) return n;

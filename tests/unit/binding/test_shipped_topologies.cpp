@@ -88,3 +88,10 @@ TEST_CASE("single-GPU 16-core boxes") {
   }
   CHECK(load_xml(shipped("h200_1gpu_16c.xml")).gpus[0].model == "NVIDIA H200");
 }
+
+TEST_CASE("every shipped SMT topology numbers siblings the Linux way (sibling = PU + number of cores)") {
+  for (const char* name : {"dgxa100.xml", "dgxh100.xml", "p8000h100.xml", "samsung_dgxa100.xml", "xeon_2s.xml", "iluvatar8.xml"}) {
+    INFO(name);
+    check_linux_smt(load_xml(shipped(name)));
+  }
+}

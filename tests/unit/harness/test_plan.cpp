@@ -230,9 +230,9 @@ TEST_CASE("a bad container mount points at its list item") {
 }
 
 TEST_CASE("binding errors are mapped to the YAML key") {
-  // Socket 0 fully reserved: the ranks of GPUs 0 and 1 are left without a CPU (binding.cpu is a default here,
-  // so the message points at the file).
-  std::string msg = error_of([] { plan_of(kTwoNodes, {"topology.reserved_cpus=0-7"}); });
+  // Socket 0 (CPUs 0-3 + SMT siblings 8-11) fully reserved: the ranks of GPUs 0 and 1 are left without a CPU
+  // (binding.cpu is a default here, so the message points at the file).
+  std::string msg = error_of([] { plan_of(kTwoNodes, {"topology.reserved_cpus=0-3,8-11"}); });
   CHECK(msg.rfind("p.yaml:1:1: binding.cpu: ", 0) == 0);
   // A GPU map longer than the GPUs of an XML topology (the DGX H100 has 8).
   std::string yaml = std::string("topology:\n  xml: ") + BERT_SOURCE_DIR + "/systems/topologies/dgxh100.xml\n"
