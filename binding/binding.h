@@ -30,8 +30,18 @@ struct Gpu {
   std::string pci_busid;           // "0000:07:00.0" when known
   int numa_node = -1;              // OS index of the local NUMA node
   std::vector<std::string> osdevs; // cuda0, nvml0, opencl0d0 ... (one GPU, several names)
-  std::string vendor;              // "NVIDIA", "Iluvatar" ("" when the GPU comes from gpu_numa_map)
+  std::string vendor;              // "NVIDIA", "AMD", "Intel", "Iluvatar" ("" when from gpu_numa_map)
   std::string model;               // GPUModel info of an osdev when the topology has it
+};
+
+// A display controller or processing accelerator (or a PCI device with a GPU/co-processor OS device) that
+// is not counted as a GPU: a BMC's VGA, integrated graphics, an accelerator of a vendor not in gpu_vendors.h.
+struct SkippedDevice {
+  std::string pci_busid;           // "0000:65:00.0"
+  std::string pci_id;              // vendor:device, "1a03:2000"
+  std::string pci_class;           // "0300"
+  std::vector<std::string> osdevs;
+  std::string reason;              // "PCI vendor 1a03 is not a GPU vendor"
 };
 
 struct NumaNode {
@@ -46,6 +56,8 @@ struct NodeTopology {
   int packages = 0, cores = 0, pus = 0;
   std::vector<NumaNode> numa;
   std::vector<Gpu> gpus;
+  std::vector<SkippedDevice> skipped_devices;
+  bool has_pci = false;            // the topology lists PCI devices: its GPUs are what PCI says
   std::string allowed_cpus;        // what ranks may use: allowed set minus reserved_cpus
   std::string reserved_cpus;
   bool this_system = false;        // live topology: binding really applies
@@ -55,6 +67,10 @@ struct NodeTopology {
 // or contradicting PCI locality, reserved CPUs outside the machine. Synthetic topologies get Linux SMT
 // numbering (sibling = PU + number of cores) unless their PU level gives its own indexes.
 NodeTopology load_topology(const TopologySource& src);
+
+// For messages: "; not counted as GPUs: 1 x [1a03:2000] class 0300 (0000:65:00.0): PCI vendor 1a03 is not a
+// GPU vendor", or "" when nothing was skipped.
+std::string skipped_devices_note(const NodeTopology& t);
 
 enum class CpuPolicy { Exclusive, ExclusiveNoSmt, Node, Socket, None, Map };
 enum class MemPolicy { Node, None, Map };

@@ -19,6 +19,19 @@ void from_json(const ojson& j, Gpu& g) {
   g.model = j.value("model", "");
 }
 
+void to_json(ojson& j, const SkippedDevice& d) {
+  j = ojson{{"pci_busid", d.pci_busid}, {"pci_id", d.pci_id}, {"pci_class", d.pci_class},
+            {"osdevs", d.osdevs},       {"reason", d.reason}};
+}
+
+void from_json(const ojson& j, SkippedDevice& d) {
+  j.at("pci_busid").get_to(d.pci_busid);
+  j.at("pci_id").get_to(d.pci_id);
+  j.at("pci_class").get_to(d.pci_class);
+  j.at("osdevs").get_to(d.osdevs);
+  j.at("reason").get_to(d.reason);
+}
+
 void to_json(ojson& j, const NumaNode& n) {
   j = ojson{{"os_index", n.os_index}, {"package", n.package}, {"cpus", n.cpus}, {"cores", n.cores}};
 }
@@ -32,7 +45,8 @@ void from_json(const ojson& j, NumaNode& n) {
 
 void to_json(ojson& j, const NodeTopology& t) {
   j = ojson{{"source", t.source}, {"packages", t.packages}, {"cores", t.cores}, {"pus", t.pus},
-            {"numa", t.numa},     {"gpus", t.gpus},         {"allowed_cpus", t.allowed_cpus},
+            {"numa", t.numa},     {"gpus", t.gpus},         {"skipped_devices", t.skipped_devices},
+            {"has_pci", t.has_pci}, {"allowed_cpus", t.allowed_cpus},
             {"reserved_cpus", t.reserved_cpus}, {"this_system", t.this_system}};
 }
 
@@ -43,6 +57,8 @@ void from_json(const ojson& j, NodeTopology& t) {
   j.at("pus").get_to(t.pus);
   j.at("numa").get_to(t.numa);
   j.at("gpus").get_to(t.gpus);
+  t.skipped_devices = j.value("skipped_devices", std::vector<SkippedDevice>{});
+  t.has_pci = j.value("has_pci", false);
   j.at("allowed_cpus").get_to(t.allowed_cpus);
   j.at("reserved_cpus").get_to(t.reserved_cpus);
   j.at("this_system").get_to(t.this_system);

@@ -11,6 +11,8 @@ using ojson = nlohmann::ordered_json;
 
 void to_json(ojson& j, const Gpu& g);
 void from_json(const ojson& j, Gpu& g);
+void to_json(ojson& j, const SkippedDevice& d);
+void from_json(const ojson& j, SkippedDevice& d);
 void to_json(ojson& j, const NumaNode& n);
 void from_json(const ojson& j, NumaNode& n);
 void to_json(ojson& j, const NodeTopology& t);

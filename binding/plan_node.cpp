@@ -34,7 +34,7 @@ std::string count_of(size_t n, std::string what) {
 std::vector<Unit> gpu_units(const NodeTopology& topo, int ranks) {
   if (static_cast<size_t>(ranks) > topo.gpus.size())
     throw BindingError("binding.unit", count_of(ranks, "local ranks") + " requested but " + topo.source +
-                                           " has " + count_of(topo.gpus.size(), "GPUs"));
+                                           " has " + count_of(topo.gpus.size(), "GPUs") + skipped_devices_note(topo));
   std::vector<Unit> units;
   for (int r = 0; r < ranks; ++r) {
     const Gpu& g = topo.gpus[r];

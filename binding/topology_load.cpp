@@ -64,7 +64,7 @@ void apply_gpu_numa_map(NodeTopology& topo, const std::vector<int>& map) {
     if (!find_numa(topo.numa, map[i]))
       throw BindingError(field, "entry " + std::to_string(i) + " names NUMA node " + std::to_string(map[i]) +
                                     ", which " + topo.source + " does not have");
-  if (topo.gpus.empty()) {
+  if (!topo.has_pci) {
     for (size_t i = 0; i < map.size(); ++i) {
       Gpu g;
       g.index = static_cast<int>(i);
@@ -74,8 +74,12 @@ void apply_gpu_numa_map(NodeTopology& topo, const std::vector<int>& map) {
     return;
   }
   if (map.size() > topo.gpus.size())
-    throw BindingError(field, "has " + std::to_string(map.size()) + " entries but " + topo.source + " has only " +
-                                  std::to_string(topo.gpus.size()) + " GPUs");
+    throw BindingError(field, "has " + std::to_string(map.size()) + " entries but " + topo.source +
+                                  (topo.gpus.empty() ? std::string(" has no GPU")
+                                                     : " has only " + std::to_string(topo.gpus.size()) +
+                                                           (topo.gpus.size() == 1 ? " GPU" : " GPUs")) +
+                                  " (a topology that lists its PCI devices defines its GPUs; the map cannot add any)" +
+                                  skipped_devices_note(topo));
   for (size_t i = 0; i < map.size(); ++i) {
     const Gpu& g = topo.gpus[i];
     if (g.numa_node >= 0 && g.numa_node != map[i])
@@ -106,7 +110,10 @@ NodeTopology load_topology(const TopologySource& src) {
   topo.cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
   topo.pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
   topo.numa = numa_nodes(t);
-  topo.gpus = find_gpus(hw);
+  GpuDiscovery found = find_gpus(hw);
+  topo.gpus = std::move(found.gpus);
+  topo.skipped_devices = std::move(found.skipped);
+  topo.has_pci = found.has_pci;
   apply_gpu_numa_map(topo, src.gpu_numa_map);
 
   const IndexList machine = bitmap_to_list(hwloc_get_root_obj(t)->cpuset);
