@@ -13,6 +13,7 @@
 #include "binding/bind_plan.h"
 #include "binding/binding.h"
 #include "binding/binding_json.h"
+#include "binding/topology_compare.h"
 
 namespace {
 
@@ -67,13 +68,18 @@ int main(int argc, char** argv) {
     }
 
   CLI::App app{"Applies one rank's CPU/memory binding from a harness plan.json, then execs CMD.\n"
-               "usage: bind --plan plan.json [--print] -- CMD..."};
-  std::string plan_path;
+               "usage: bind --plan plan.json [--print] -- CMD...\n"
+               "       bind --show-topology | --compare-topology EXPECTED"};
+  std::string plan_path, expected_path;
   bool print_only = false, show_topology = false;
   int local_rank = -1, node = -1;
   auto* plan_opt = app.add_option("--plan", plan_path, "plan.json written by the harness");
   app.add_flag("--show-topology", show_topology,
                "print this node's topology as the harness sees it (JSON: NUMA nodes, GPUs, allowed CPUs) and exit")
+      ->excludes(plan_opt);
+  app.add_option("--compare-topology", expected_path,
+                 "compare this node with EXPECTED (hwloc XML, or the JSON of --show-topology): PU/core/NUMA counts, "
+                 "NUMA CPUs, GPU PCI bus ids and their NUMA nodes; exit 2 and both descriptions when they differ")
       ->excludes(plan_opt);
   app.add_flag("--print", print_only, "print what would be done and exit");
   app.add_option("--local-rank", local_rank, "local rank (default: LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK)");
@@ -87,11 +93,19 @@ int main(int argc, char** argv) {
   }
 
   try {
+    TopologySource this_node;
+    this_node.whole_machine = true;  // the machine, not only this job's cgroup (allowed_cpus says that)
     if (show_topology) {
-      std::cout << ojson(load_topology(TopologySource{})).dump(2) << "\n";
+      std::cout << ojson(load_topology(this_node)).dump(2) << "\n";
       return 0;
     }
-    if (plan_path.empty()) return fail("--plan is required (or --show-topology)");
+    if (!expected_path.empty()) {
+      TopologyComparison c = compare_topologies(load_expected_topology(expected_path), load_topology(this_node));
+      if (!c.matches()) return fail(c.message());
+      std::cout << "bind: this node matches " << expected_path << ": " << c.live << "\n";
+      return 0;
+    }
+    if (plan_path.empty()) return fail("--plan is required (or --show-topology, --compare-topology)");
     RankIdentity who = rank_identity(node, local_rank);
     PlannedRank r = read_planned_rank(plan_path, who, this_hostname());
     if (print_only) {

@@ -23,6 +23,7 @@ struct TopologySource {
   std::vector<int> gpu_numa_map;   // optional: GPU i -> OS NUMA node (used when PCI locality is absent)
   std::string reserved_cpus;       // optional hwloc list: CPUs owned by e.g. a WekaIO client
   std::string allowed_cpus;        // optional override of the allowed set (tests); live: sched_getaffinity
+  bool whole_machine = false;      // live: also the CPUs outside this process's cgroup (to compare machines)
 };
 
 struct Gpu {

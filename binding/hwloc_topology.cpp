@@ -53,6 +53,8 @@ HwlocTopology HwlocTopology::load(const TopologySource& src, bool with_io) {
       throw BindingError("topology.synthetic",
                          describe(src) + " is not a valid hwloc synthetic description (e.g. 'pack:2 numa:1 core:8 pu:2')");
   }
+  if (src.kind == TopologyKind::Live && src.whole_machine)
+    hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   // Without this hwloc 2.x drops every PCI/OS device and no GPU can be found.
   if (with_io) hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   if (hwloc_topology_load(t) != 0) {

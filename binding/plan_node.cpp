@@ -3,6 +3,7 @@
 #include <set>
 
 #include "binding/binding.h"
+#include "binding/count_of.h"
 #include "binding/cpu_list.h"
 
 namespace bert::binding {
@@ -22,13 +23,6 @@ const NumaNode& numa_at(const NodeTopology& topo, int os_index) {
   for (const auto& n : topo.numa)
     if (n.os_index == os_index) return n;
   throw BindingError("topology", "NUMA node " + std::to_string(os_index) + " is not in " + topo.source);
-}
-
-// "3 GPUs", "1 GPU", "1 entry".
-std::string count_of(size_t n, std::string what) {
-  if (n == 1 && what.size() > 3 && what.ends_with("ies")) what.replace(what.size() - 3, 3, "y");
-  else if (n == 1 && what.ends_with("s")) what.pop_back();
-  return std::to_string(n) + " " + what;
 }
 
 std::vector<Unit> gpu_units(const NodeTopology& topo, int ranks) {

@@ -4,6 +4,7 @@
 
 #include "binding/allowed_cpus.h"
 #include "binding/binding.h"
+#include "binding/count_of.h"
 #include "binding/cpu_list.h"
 #include "binding/gpu_discovery.h"
 #include "binding/hwloc_topology.h"
@@ -75,9 +76,7 @@ void apply_gpu_numa_map(NodeTopology& topo, const std::vector<int>& map) {
   }
   if (map.size() > topo.gpus.size())
     throw BindingError(field, "has " + std::to_string(map.size()) + " entries but " + topo.source +
-                                  (topo.gpus.empty() ? std::string(" has no GPU")
-                                                     : " has only " + std::to_string(topo.gpus.size()) +
-                                                           (topo.gpus.size() == 1 ? " GPU" : " GPUs")) +
+                                  (topo.gpus.empty() ? " has no GPU" : " has only " + count_of(topo.gpus.size(), "GPUs")) +
                                   " (a topology that lists its PCI devices defines its GPUs; the map cannot add any)" +
                                   skipped_devices_note(topo));
   for (size_t i = 0; i < map.size(); ++i) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Integration test of `bind` on this machine. Usage: bind_test.sh BIND MAKE_LIVE_PLAN
+# Integration test of `bind` on this machine. Usage: bind_test.sh BIND MAKE_LIVE_PLAN SOURCE_DIR
 set -uo pipefail
 BIND=$1
 MAKE_PLAN=$2
+SRC=$3
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 failures=0
@@ -79,6 +80,23 @@ check_error "rank not in plan" "bind: $WORK/plan.json: nodes[0].ranks has no loc
 check_error "no command" "bind: no command given after --" "$BIND" --local-rank 0 --plan "$WORK/plan.json"
 check_error "command not found" "bind: cannot execute '$WORK/no-such-cmd': No such file or directory" \
   "$BIND" --local-rank 0 --plan "$WORK/plan.json" -- "$WORK/no-such-cmd"
+
+# 7. --compare-topology: this node matches its own --show-topology; a DGX-2 export is another machine
+"$BIND" --show-topology > "$WORK/this.json" || fail "--show-topology"
+got=$("$BIND" --compare-topology "$WORK/this.json")
+expect_eq "compare with itself: exit code" "$?" 0
+[[ "$got" == "bind: this node matches $WORK/this.json: live: "*" PUs; NUMA 0: "* ]] || fail "compare with itself: $got"
+DGX2=$SRC/tests/fixtures/binding/hwloc-nvidiaDGX2.xml
+err=$("$BIND" --compare-topology "$DGX2" 2>&1 > "$WORK/out")
+expect_eq "compare with a DGX-2: exit code" "$?" 2
+[ -s "$WORK/out" ] && fail "compare with a DGX-2 printed to stdout: $(cat "$WORK/out")"
+expect_eq "compare with a DGX-2: first line" "$(head -1 <<< "$err")" "bind: this node does not match the expected topology ($DGX2):"
+grep -q "^  GPUs: expected 16, this node has " <<< "$err" || fail "compare with a DGX-2: no GPU line: $err"
+grep -q "^  expected:  $DGX2: 2 packages, 4 cores, 4 PUs; NUMA 0: 0-1; NUMA 1: 24-25; 16 GPUs: 0000:34:00.0 on NUMA 0" <<< "$err" ||
+  fail "compare with a DGX-2: expected side not described: $err"
+grep -q "^  this node: live: " <<< "$err" || fail "compare with a DGX-2: this node not described: $err"
+check_error "compare with a missing file" "bind: cannot read topology file '$WORK/none.xml': No such file or directory" \
+  "$BIND" --compare-topology "$WORK/none.xml"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
