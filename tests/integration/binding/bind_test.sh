@@ -4,11 +4,7 @@ set -uo pipefail
 BIND=$1
 MAKE_PLAN=$2
 SRC=$3
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_eq() { [ "$2" == "$3" ] || fail "$1: expected [$3], got [$2]"; }
+source "$(dirname "$0")/checks.sh"
 
 allowed=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)
 # the highest CPU we may use (this box: 1 of 0-1), and one just past it that we may not
@@ -98,8 +94,4 @@ grep -q "^  this node: live: " <<< "$err" || fail "compare with a DGX-2: this no
 check_error "compare with a missing file" "bind: cannot read topology file '$WORK/none.xml': No such file or directory" \
   "$BIND" --compare-topology "$WORK/none.xml"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all bind integration checks passed"
+finish "all bind integration checks passed"

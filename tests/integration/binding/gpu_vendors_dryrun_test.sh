@@ -5,14 +5,11 @@
 set -uo pipefail
 HARNESS=$1
 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/checks.sh"
 AMD=$SRC/tests/fixtures/binding/mpibind-epyc-corona-p2.xml
 XEON=$SRC/systems/topologies/xeon_2s.xml
 
-system() {  # file xml map
+system() {  # file xml gpu_numa_map gpus_per_node
   printf 'nodes: {count: 1, gpus_per_node: %s}\ntopology:\n  xml: %s\n' "$4" "$2" > "$1"
   [ -n "$3" ] && printf '  gpu_numa_map: %s\n' "$3" >> "$1"
   printf 'benchmark: {data: {train_dir: /t, eval_dir: /e}}\nexperiment: {output_dir: %s/out}\n' "$WORK" >> "$1"
@@ -47,8 +44,4 @@ system "$WORK/xeon.yaml" "$XEON" "[0, 0, 0, 0, 1, 1, 1, 1]" 8
 expect_error "8 entries for no GPU" "$WORK/xeon.yaml" \
   "$WORK/xeon.yaml:4:17: topology.gpu_numa_map: has 8 entries but $XEON has no GPU (a topology that lists its PCI devices defines its GPUs; the map cannot add any); not counted as GPUs: 1 x [1a03:2000] class 0300 (0000:03:00.0): PCI vendor 1a03 is not a GPU vendor"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all GPU vendor dry-run checks passed"
+finish "all GPU vendor dry-run checks passed"
