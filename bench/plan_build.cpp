@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       Plan plan = build_plan(cfg, bo);
       auto t1 = clock::now();
       std::ostringstream text;
-      print_dry_run(plan, cfg, text);
+      print_dry_run(plan, text);
       std::string json = plan.to_json().dump(2);
       auto t2 = clock::now();
       ranks = static_cast<size_t>(plan.world_size);

@@ -25,9 +25,9 @@ IndexList process_allowed_cpus() {
     }
     int err = errno;
     CPU_FREE(set);
-    if (err != EINVAL) throw BindingError("bind", std::string("sched_getaffinity: ") + std::strerror(err));
+    if (err != EINVAL) throw UserError("bind", std::string("sched_getaffinity: ") + std::strerror(err));
   }
-  throw BindingError("bind", "sched_getaffinity: CPU mask too large");
+  throw UserError("bind", "sched_getaffinity: CPU mask too large");
 }
 
 }  // namespace bert::binding

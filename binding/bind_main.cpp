@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
     args.push_back(nullptr);
     execvp(args[0], args.data());
     return fail("cannot execute '" + cmd[0] + "': " + std::strerror(errno));
-  } catch (const BindingError& e) {
+  } catch (const bert::UserError& e) {
     return fail(e.what());
   }
 }

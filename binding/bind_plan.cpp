@@ -20,7 +20,7 @@ int parse_index(const std::string& name, const std::string& value) {
     used = 0;
   }
   if (used != value.size() || value.empty() || v < 0)
-    throw BindingError("bind", name + "='" + value + "' is not a non-negative integer");
+    throw UserError("bind", name + "='" + value + "' is not a non-negative integer");
   return v;
 }
 
@@ -78,7 +78,7 @@ RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env)
     who.local_from = v->first;
     who.local_rank = v->second;
   } else {
-    throw BindingError("bind", "cannot tell the local rank: none of LOCAL_RANK, SLURM_LOCALID, "
+    throw UserError("bind", "cannot tell the local rank: none of LOCAL_RANK, SLURM_LOCALID, "
                                "OMPI_COMM_WORLD_LOCAL_RANK is set (or pass --local-rank)");
   }
   if (explicit_node >= 0) {
@@ -96,21 +96,21 @@ RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env)
 
 PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& given, const std::string& this_host) {
   std::ifstream in(plan_path);
-  if (!in) throw BindingError("plan", plan_path + ": cannot open the plan file");
+  if (!in) throw UserError("plan", plan_path + ": cannot open the plan file");
   ojson plan;
   try {
     plan = ojson::parse(in);
   } catch (const ojson::exception& e) {
-    throw BindingError("plan", plan_path + ": not valid JSON: " + e.what());
+    throw UserError("plan", plan_path + ": not valid JSON: " + e.what());
   }
   std::string at = "nodes";
   try {
     const ojson& nodes = plan.at("nodes");
-    if (!nodes.is_array()) throw BindingError("plan", plan_path + ": \"nodes\" is not a list");
+    if (!nodes.is_array()) throw UserError("plan", plan_path + ": \"nodes\" is not a list");
     RankIdentity who = given;
     resolve_node(nodes, who, this_host);
     if (static_cast<size_t>(who.node_index) >= nodes.size())
-      throw BindingError("plan", plan_path + ": node index " + std::to_string(who.node_index) + " (from " +
+      throw UserError("plan", plan_path + ": node index " + std::to_string(who.node_index) + " (from " +
                                      who.node_from + ") but the plan has " +
                                      std::to_string(nodes.size()) + " node(s)");
     at = "nodes[" + std::to_string(who.node_index) + "]";
@@ -128,10 +128,10 @@ PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& 
       if (r.contains("env")) out.env = r.at("env").get<std::map<std::string, std::string>>();
       return out;
     }
-    throw BindingError("plan", plan_path + ": " + at + " has no local rank " + std::to_string(who.local_rank) +
+    throw UserError("plan", plan_path + ": " + at + " has no local rank " + std::to_string(who.local_rank) +
                                    " (from " + who.local_from + ")");
   } catch (const ojson::exception& e) {
-    throw BindingError("plan", plan_path + ": " + at + ": " + e.what());
+    throw UserError("plan", plan_path + ": " + at + ": " + e.what());
   }
 }
 

@@ -5,15 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "common/user_error.h"
+
 namespace bert::binding {
 
-// A user-caused problem (bad topology source, impossible binding). `field` is the system-YAML key
-// path it comes from (e.g. "topology.gpu_numa_map", "binding.cpu"), so the harness can point at
-// file:line:col; `what()` is the human message without location.
-struct BindingError : std::runtime_error {
-  BindingError(std::string field_, const std::string& msg) : std::runtime_error(msg), field(std::move(field_)) {}
-  std::string field;
-};
+// A user-caused problem (bad topology source, impossible binding) is a bert::UserError whose `field`
+// is the system-YAML key path it comes from (e.g. "topology.gpu_numa_map", "binding.cpu"), so the
+// harness can point at file:line:col; `what()` is the human message without location.
 
 enum class TopologyKind { Live, Xml, Synthetic };
 
@@ -64,7 +62,7 @@ struct NodeTopology {
   bool this_system = false;        // live topology: binding really applies
 };
 
-// Throws BindingError on: unreadable/invalid XML, bad synthetic string, GPU map longer than the GPUs
+// Throws UserError on: unreadable/invalid XML, bad synthetic string, GPU map longer than the GPUs
 // or contradicting PCI locality, reserved CPUs outside the machine. Synthetic topologies get Linux SMT
 // numbering (sibling = PU + number of cores) unless their PU level gives its own indexes.
 NodeTopology load_topology(const TopologySource& src);
@@ -94,12 +92,12 @@ struct RankBinding {
   std::string mems;                // NUMA node list; empty = unbound
 };
 
-// One binding per local rank. Throws BindingError (field "binding.cpu" etc.) when a NUMA node has
+// One binding per local rank. Throws UserError (field "binding.cpu" etc.) when a NUMA node has
 // more local GPUs than cores, a rank gets no CPU, a map names CPUs outside the allowed set, ...
 std::vector<RankBinding> plan_node(const NodeTopology& topo, const BindingPolicy& policy, int ranks_per_node);
 
 // Applies a binding to the calling process (hwloc cpubind + thread membind, inherited across exec).
-// Throws BindingError("bind", ...) with numactl-like wording when the OS refuses.
+// Throws UserError("bind", ...) with numactl-like wording when the OS refuses.
 void apply_binding(const RankBinding& b);
 
 }  // namespace bert::binding

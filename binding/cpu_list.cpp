@@ -13,9 +13,9 @@ constexpr long kMaxIndex = 1 << 20;  // far above any real CPU count; guards aga
 
 long parse_number(const std::string& part, const std::string& text, const std::string& field) {
   if (part.empty() || !std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c); }))
-    throw BindingError(field, "unparseable list '" + text + "': '" + part + "' is not a non-negative number");
+    throw UserError(field, "unparseable list '" + text + "': '" + part + "' is not a non-negative number");
   if (part.size() > 7 || std::stol(part) > kMaxIndex)
-    throw BindingError(field, "unparseable list '" + text + "': index " + part + " is too large");
+    throw UserError(field, "unparseable list '" + text + "': index " + part + " is too large");
   return std::stol(part);
 }
 
@@ -34,7 +34,7 @@ IndexList parse_list(const std::string& text, const std::string& field) {
     long lo = parse_number(item.substr(0, dash), text, field);
     long hi = dash == std::string::npos ? lo : parse_number(item.substr(dash + 1), text, field);
     if (hi < lo)
-      throw BindingError(field, "unparseable list '" + text + "': range '" + item + "' is reversed");
+      throw UserError(field, "unparseable list '" + text + "': range '" + item + "' is reversed");
     for (long i = lo; i <= hi; ++i) out.push_back(static_cast<int>(i));
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -7,7 +7,7 @@ namespace bert::binding {
 
 using IndexList = std::vector<int>;  // sorted, unique, non-negative (physical OS indexes)
 
-// Parses "0-3,8,10-11". Empty string = empty list. Throws BindingError(field, ...) naming the bad
+// Parses "0-3,8,10-11". Empty string = empty list. Throws UserError(field, ...) naming the bad
 // part on anything else (letters, reversed range, negative, missing bound).
 IndexList parse_list(const std::string& text, const std::string& field);
 std::string format_list(const IndexList& list);

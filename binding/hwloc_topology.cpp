@@ -20,7 +20,7 @@ std::string describe(const TopologySource& src) {
 
 void check_xml_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw BindingError("topology.xml", "cannot read topology file '" + path + "': " + std::strerror(errno));
+  if (!in) throw UserError("topology.xml", "cannot read topology file '" + path + "': " + std::strerror(errno));
 }
 
 // hwloc 3.x writes version="3.0", which hwloc 2.x refuses; say so instead of a bare "invalid".
@@ -42,15 +42,15 @@ std::string xml_version_hint(const std::string& path) {
 
 HwlocTopology HwlocTopology::load(const TopologySource& src, bool with_io) {
   hwloc_topology_t t = nullptr;
-  if (hwloc_topology_init(&t) != 0) throw BindingError("topology", "hwloc_topology_init failed");
+  if (hwloc_topology_init(&t) != 0) throw UserError("topology", "hwloc_topology_init failed");
   HwlocTopology owner(t);
   if (src.kind == TopologyKind::Xml) {
     check_xml_file(src.value);
     if (hwloc_topology_set_xml(t, src.value.c_str()) != 0)
-      throw BindingError("topology.xml", describe(src) + " is not a valid hwloc topology (hwloc could not parse it)");
+      throw UserError("topology.xml", describe(src) + " is not a valid hwloc topology (hwloc could not parse it)");
   } else if (src.kind == TopologyKind::Synthetic) {
     if (src.value.empty() || hwloc_topology_set_synthetic(t, with_linux_pu_numbering(src.value).c_str()) != 0)
-      throw BindingError("topology.synthetic",
+      throw UserError("topology.synthetic",
                          describe(src) + " is not a valid hwloc synthetic description (e.g. 'pack:2 numa:1 core:8 pu:2')");
   }
   if (src.kind == TopologyKind::Live && src.whole_machine)
@@ -59,12 +59,12 @@ HwlocTopology HwlocTopology::load(const TopologySource& src, bool with_io) {
   if (with_io) hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   if (hwloc_topology_load(t) != 0) {
     if (src.kind == TopologyKind::Xml)
-      throw BindingError("topology.xml", describe(src) + " is not a valid hwloc topology (hwloc could not load it)" +
+      throw UserError("topology.xml", describe(src) + " is not a valid hwloc topology (hwloc could not load it)" +
                                              xml_version_hint(src.value));
-    throw BindingError("topology", describe(src) + " could not be loaded by hwloc");
+    throw UserError("topology", describe(src) + " could not be loaded by hwloc");
   }
   if (hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) <= 0)
-    throw BindingError("topology", describe(src) + " has no processing units");
+    throw UserError("topology", describe(src) + " has no processing units");
   return owner;
 }
 

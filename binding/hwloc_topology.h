@@ -10,7 +10,7 @@ class HwlocTopology {
  public:
   // Load order: init -> set_xml/set_synthetic -> I/O filter KEEP_IMPORTANT -> load. Without
   // `with_io` PCI/OS devices are skipped (binding needs none, and a live I/O scan may wake GPU drivers).
-  // Throws BindingError("topology", ...) for a missing/invalid XML or a bad synthetic string.
+  // Throws UserError("topology", ...) for a missing/invalid XML or a bad synthetic string.
   static HwlocTopology load(const TopologySource& src, bool with_io = true);
 
   HwlocTopology(HwlocTopology&& other) noexcept : topo_(other.topo_) { other.topo_ = nullptr; }

@@ -22,12 +22,12 @@ struct Unit {
 const NumaNode& numa_at(const NodeTopology& topo, int os_index) {
   for (const auto& n : topo.numa)
     if (n.os_index == os_index) return n;
-  throw BindingError("topology", "NUMA node " + std::to_string(os_index) + " is not in " + topo.source);
+  throw UserError("topology", "NUMA node " + std::to_string(os_index) + " is not in " + topo.source);
 }
 
 std::vector<Unit> gpu_units(const NodeTopology& topo, int ranks) {
   if (static_cast<size_t>(ranks) > topo.gpus.size())
-    throw BindingError("binding.unit", count_of(ranks, "local ranks") + " requested but " + topo.source +
+    throw UserError("binding.unit", count_of(ranks, "local ranks") + " requested but " + topo.source +
                                            " has " + count_of(topo.gpus.size(), "GPUs") + skipped_devices_note(topo));
   std::vector<Unit> units;
   for (int r = 0; r < ranks; ++r) {
@@ -37,7 +37,7 @@ std::vector<Unit> gpu_units(const NodeTopology& topo, int ranks) {
     u.gpu = g.index;
     u.gpu_busid = g.pci_busid;
     if (g.numa_node < 0)
-      throw BindingError("topology.gpu_numa_map", "local rank " + std::to_string(r) + ": " + u.name +
+      throw UserError("topology.gpu_numa_map", "local rank " + std::to_string(r) + ": " + u.name +
                                                       " has no known NUMA node; give topology.gpu_numa_map");
     u.home = {g.numa_node};
     for (const Gpu& other : topo.gpus) {
@@ -72,7 +72,7 @@ std::vector<Unit> cpu_units(const NodeTopology& topo, RankUnit kind, int ranks) 
     }
   }
   if (static_cast<size_t>(ranks) > units.size())
-    throw BindingError("binding.unit", count_of(ranks, "local ranks") + " requested but " + topo.source + " has " +
+    throw UserError("binding.unit", count_of(ranks, "local ranks") + " requested but " + topo.source + " has " +
                                            count_of(units.size(), kind == RankUnit::Socket ? "sockets" : "NUMA nodes with CPUs"));
   for (auto& u : units) std::sort(u.home.begin(), u.home.end());
   units.resize(ranks);
@@ -115,7 +115,7 @@ IndexList exclusive_cpus(const NodeTopology& topo, int r, const Unit& u, const I
   std::string where = u.home.size() == 1 ? "NUMA node " + std::to_string(u.home[0])
                                          : "NUMA nodes " + format_list(u.home);
   if (cores.size() < static_cast<size_t>(u.peers))
-    throw BindingError("binding.cpu", rank_name(r, u) + ": " + where + " has " +
+    throw UserError("binding.cpu", rank_name(r, u) + ": " + where + " has " +
                                           count_of(cores.size(), "allowed cores") + " for " +
                                           count_of(u.peers, u.gpu >= 0 ? "local GPUs" : "ranks") +
                                           "; exclusive needs at least one core per rank (use binding.cpu: node)");
@@ -130,16 +130,16 @@ IndexList map_entry(const std::vector<std::string>& map, int r, const std::strin
                     const std::string& what) {
   IndexList list = parse_list(map[r], field + "[" + std::to_string(r) + "]");
   if (list.empty())
-    throw BindingError(field, "local rank " + std::to_string(r) + ": empty " + what + " list");
+    throw UserError(field, "local rank " + std::to_string(r) + ": empty " + what + " list");
   if (int bad = first_outside(list, allowed); bad >= 0)
-    throw BindingError(field, "local rank " + std::to_string(r) + ": <" + map[r] + "> is invalid: " +
+    throw UserError(field, "local rank " + std::to_string(r) + ": <" + map[r] + "> is invalid: " +
                                   out_of_range_message(what, bad, allowed));
   return list;
 }
 
 void check_map_size(const std::vector<std::string>& map, const std::string& field, int ranks) {
   if (map.size() != static_cast<size_t>(ranks))
-    throw BindingError(field, "has " + count_of(map.size(), "entries") + " for " + count_of(ranks, "local ranks") +
+    throw UserError(field, "has " + count_of(map.size(), "entries") + " for " + count_of(ranks, "local ranks") +
                                   " (one entry per local rank)");
 }
 
@@ -176,7 +176,7 @@ size_t count_allowed_cores(const NodeTopology& topo, const IndexList& allowed) {
 
 std::vector<RankBinding> plan_node(const NodeTopology& topo, const BindingPolicy& policy, int ranks_per_node) {
   if (ranks_per_node < 1)
-    throw BindingError("binding.ranks_per_node", "needs at least 1 local rank, got " + std::to_string(ranks_per_node));
+    throw UserError("binding.ranks_per_node", "needs at least 1 local rank, got " + std::to_string(ranks_per_node));
   const IndexList allowed = parse_list(topo.allowed_cpus, "topology.allowed_cpus");
   IndexList nodes;
   for (const auto& n : topo.numa) nodes.push_back(n.os_index);
@@ -187,7 +187,7 @@ std::vector<RankBinding> plan_node(const NodeTopology& topo, const BindingPolicy
   if (policy.cpu == CpuPolicy::Exclusive || policy.cpu == CpuPolicy::ExclusiveNoSmt) {
     size_t cores = count_allowed_cores(topo, allowed);
     if (static_cast<size_t>(ranks_per_node) > cores)
-      throw BindingError("binding.cpu", "local rank " + std::to_string(cores) + " has no core of its own: " +
+      throw UserError("binding.cpu", "local rank " + std::to_string(cores) + " has no core of its own: " +
                                             count_of(ranks_per_node, "local ranks") + " but only " +
                                             count_of(cores, "allowed cores") + " on " + topo.source +
                                             " (allowed CPUs " + topo.allowed_cpus + "); exclusive needs a core per rank");
@@ -205,7 +205,7 @@ std::vector<RankBinding> plan_node(const NodeTopology& topo, const BindingPolicy
     b.numa_node = u.home.front();
     IndexList cpus = rank_cpus(topo, policy, r, u, allowed);
     if (policy.cpu != CpuPolicy::None && cpus.empty())
-      throw BindingError("binding.cpu", rank_name(r, u) + " is left with no CPU: none of " +
+      throw UserError("binding.cpu", rank_name(r, u) + " is left with no CPU: none of " +
                                             (u.home.size() == 1 ? "NUMA node " : "NUMA nodes ") + format_list(u.home) +
                                             "'s CPUs is in the allowed set " + topo.allowed_cpus);
     b.cpus = format_list(cpus);

@@ -130,16 +130,16 @@ NodeTopology load_expected_topology(const std::string& path) {
     src.value = path;
     try {
       return load_topology(src);
-    } catch (const BindingError& e) {
-      throw BindingError("bind", e.what());
+    } catch (const UserError& e) {
+      throw UserError("bind", e.what());
     }
   }
   std::ifstream in(path);
-  if (!in) throw BindingError("bind", path + ": cannot open the expected topology");
+  if (!in) throw UserError("bind", path + ": cannot open the expected topology");
   try {
     return ojson::parse(in).get<NodeTopology>();
   } catch (const ojson::exception& e) {
-    throw BindingError("bind", path + ": not an hwloc XML (*.xml) or the JSON of `bind --show-topology`: " + e.what());
+    throw UserError("bind", path + ": not an hwloc XML (*.xml) or the JSON of `bind --show-topology`: " + e.what());
   }
 }
 

@@ -29,7 +29,7 @@ TopologyComparison compare_topologies(const NodeTopology& expected, const NodeTo
 std::string describe_topology(const NodeTopology& t);
 
 // The expected topology from a file: an hwloc XML export (*.xml) or the JSON `bind --show-topology`
-// prints. Throws BindingError("bind", ...) naming the file.
+// prints. Throws UserError("bind", ...) naming the file.
 NodeTopology load_expected_topology(const std::string& path);
 
 }  // namespace bert::binding

@@ -63,7 +63,7 @@ void apply_gpu_numa_map(NodeTopology& topo, const std::vector<int>& map) {
   const std::string field = "topology.gpu_numa_map";
   for (size_t i = 0; i < map.size(); ++i)
     if (!find_numa(topo.numa, map[i]))
-      throw BindingError(field, "entry " + std::to_string(i) + " names NUMA node " + std::to_string(map[i]) +
+      throw UserError(field, "entry " + std::to_string(i) + " names NUMA node " + std::to_string(map[i]) +
                                     ", which " + topo.source + " does not have");
   if (!topo.has_pci) {
     for (size_t i = 0; i < map.size(); ++i) {
@@ -75,14 +75,14 @@ void apply_gpu_numa_map(NodeTopology& topo, const std::vector<int>& map) {
     return;
   }
   if (map.size() > topo.gpus.size())
-    throw BindingError(field, "has " + std::to_string(map.size()) + " entries but " + topo.source +
+    throw UserError(field, "has " + std::to_string(map.size()) + " entries but " + topo.source +
                                   (topo.gpus.empty() ? " has no GPU" : " has only " + count_of(topo.gpus.size(), "GPUs")) +
                                   " (a topology that lists its PCI devices defines its GPUs; the map cannot add any)" +
                                   skipped_devices_note(topo));
   for (size_t i = 0; i < map.size(); ++i) {
     const Gpu& g = topo.gpus[i];
     if (g.numa_node >= 0 && g.numa_node != map[i])
-      throw BindingError(field, "says GPU " + std::to_string(i) + " is on NUMA node " + std::to_string(map[i]) +
+      throw UserError(field, "says GPU " + std::to_string(i) + " is on NUMA node " + std::to_string(map[i]) +
                                     ", but its PCI device " + g.pci_busid + " is local to NUMA node " +
                                     std::to_string(g.numa_node) + " in " + topo.source);
   }
@@ -92,7 +92,7 @@ IndexList checked_subset(const std::string& text, const std::string& field, cons
                          const std::string& source) {
   IndexList list = parse_list(text, field);
   if (int bad = first_outside(list, machine); bad >= 0)
-    throw BindingError(field, "CPU " + std::to_string(bad) + " is not in the machine (" + source + " has PUs " +
+    throw UserError(field, "CPU " + std::to_string(bad) + " is not in the machine (" + source + " has PUs " +
                                   format_list(machine) + ")");
   return list;
 }
@@ -124,7 +124,7 @@ NodeTopology load_topology(const TopologySource& src) {
   IndexList reserved = checked_subset(src.reserved_cpus, "topology.reserved_cpus", machine, topo.source);
   allowed = list_minus(allowed, reserved);
   if (allowed.empty())
-    throw BindingError(src.reserved_cpus.empty() ? "topology.allowed_cpus" : "topology.reserved_cpus",
+    throw UserError(src.reserved_cpus.empty() ? "topology.allowed_cpus" : "topology.reserved_cpus",
                        "no CPU of " + topo.source + " is left for the job");
   topo.allowed_cpus = format_list(allowed);
   topo.reserved_cpus = format_list(reserved);

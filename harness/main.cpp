@@ -4,33 +4,17 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
 #include "harness/config/config.h"
 #include "harness/config/schema.h"
 #include "harness/plan/build_plan.h"
 #include "harness/plan/print_plan.h"
-#ifdef BERT_HAVE_HARNESS_RUN
+#include "harness/run/child_process.h"
 #include "harness/run/run.h"
-#endif
-#ifdef BERT_HAVE_RESULTS_CLI
 #include "results/cli.h"
-#endif
-
-extern char** environ;
 
 namespace {
-
-std::map<std::string, std::string> process_env() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    size_t eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return env;
-}
 
 struct RunArgs {
   std::string system;
@@ -44,53 +28,42 @@ struct RunArgs {
 int run_command(const RunArgs& a) {
   using namespace bert::harness;
   try {
-#ifdef BERT_HAVE_HARNESS_RUN
+    Plan plan;
     if (a.system.empty()) {  // --resume OUTDIR alone: the plan recorded there
-      if (a.dry_run || a.json || !a.sets.empty()) {
-        std::cerr << "harness: --resume without a system file takes no --dry-run, --json or --set\n";
+      if (a.resume.empty()) {
+        std::cerr << "harness: run needs a system file (e.g. systems/local.yaml)\n";
         return 2;
       }
-      RunOptions ro;
-      ro.resume_dir = a.resume;
-      ro.progress_tty = isatty(STDOUT_FILENO) != 0;
-      ro.preflight = a.preflight == "fail" ? PreflightPolicy::Fail : a.preflight == "off" ? PreflightPolicy::Off : PreflightPolicy::Warn;
-      return run_experiments(load_plan_for_resume(a.resume), ro);
+      if (!a.sets.empty()) {
+        std::cerr << "harness: --resume without a system file takes no --set (the recorded plan is run as it is)\n";
+        return 2;
+      }
+      plan = load_plan_for_resume(a.resume);
+    } else {
+      Overrides ov{process_environment(), a.sets};
+      BuildOptions bo;
+      bo.env = ov.env;
+      plan = build_plan(Config::load(a.system, ov), bo);
     }
-#endif
-    if (a.system.empty()) {
-      std::cerr << "harness: run needs a system file (e.g. systems/local.yaml)\n";
-      return 2;
-    }
-    Overrides ov{process_env(), a.sets};
-    Config cfg = Config::load(a.system, ov);
-    BuildOptions bo;
-    bo.env = ov.env;
-    Plan plan = build_plan(cfg, bo);
     if (a.json) {
       std::cout << plan.to_json().dump(2) << "\n";
       if (a.dry_run) return 0;
     }
     if (a.dry_run) {
-      print_dry_run(plan, cfg, std::cout);
+      print_dry_run(plan, std::cout);
       return 0;
     }
     for (const std::string& w : plan.warnings) std::cerr << "warning: " << w << "\n";
-#ifdef BERT_HAVE_HARNESS_RUN
     RunOptions ro;
     ro.resume_dir = a.resume;
     ro.progress_tty = isatty(STDOUT_FILENO) != 0;
     ro.preflight = a.preflight == "fail" ? PreflightPolicy::Fail : a.preflight == "off" ? PreflightPolicy::Off : PreflightPolicy::Warn;
     return run_experiments(plan, ro);
-#else
-    std::cerr << "harness: the executor (harness/run, library bert_harness_run) is not built in this tree; "
-                 "only --dry-run is available\n";
-    return 2;
-#endif
-  } catch (const ConfigError& e) {
+  } catch (const bert::UserError& e) {
     std::cerr << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {  // anything else is still a clean, single-line failure
-    std::cerr << a.system << ": " << e.what() << "\n";
+    std::cerr << (a.system.empty() ? std::string("harness") : a.system) << ": " << e.what() << "\n";
     return 2;
   }
 }
@@ -133,14 +106,13 @@ int main(int argc, char** argv) {
   run->add_flag("--dry-run", ra.dry_run, "validate and print the plan; launch nothing");
   run->add_flag("--json", ra.json, "print the plan as JSON (with --dry-run: only the JSON)");
   run->add_option("--set", ra.sets, "override a key: --set key.path=value (repeatable)")->allow_extra_args(false);
-  run->add_option("--resume", ra.resume, "continue the set in this output directory");
+  run->add_option("--resume", ra.resume,
+                  "continue the set in this output directory (alone: its recorded plan; with --dry-run/--json: print it)");
   run->add_option("--preflight", ra.preflight, "node checks before the set (busy GPU, pinned CPUs): fail, warn or off")
       ->check(CLI::IsMember({"fail", "warn", "off"}));
   CLI::App* schema_cmd = app.add_subcommand("schema", "print every system-YAML key (type, default, allowed values, meaning)");
-#ifdef BERT_HAVE_RESULTS_CLI
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

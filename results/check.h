@@ -8,14 +8,13 @@
 #include <string_view>
 #include <vector>
 
+#include "common/user_error.h"
 #include "results/pyjson.h"
 
 namespace bert::results {
 
-// A mistake the user made (missing file, unknown ruleset, not a results directory): exit code 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// A mistake the user made (missing file, unknown ruleset, not a results directory) is a bert::UserError:
+// exit code 2.
 
 inline constexpr const char* kDefaultRuleset = "5.0.0";
 std::vector<std::string> supported_rulesets();  // {"3.1.0", "4.0.0", "4.1.0", "5.0.0"}
@@ -46,14 +45,14 @@ struct LogVerdict {
 
 // Checks one log's bytes (latin-1; \n, \r\n and \r end lines). `path` is only used in messages.
 LogVerdict check_log_text(std::string_view bytes, const CheckOptions& opts, std::string path = "");
-// Reads and checks a file; throws UsageError when it cannot be read or the ruleset is unknown.
+// Reads and checks a file; throws UserError when it cannot be read or the ruleset is unknown.
 LogVerdict check_log_file(const std::filesystem::path& file, const CheckOptions& opts);
 
 // The official report: INFO lines, the WARNING block of messages, SUCCESS or FAILED.
 std::string format_report(const LogVerdict& v);
 json to_json(const LogVerdict& v);
 
-// Every result_*.txt in `dir` (in run order: result_2 before result_10; no recursion). Throws UsageError if none.
+// Every result_*.txt in `dir` (in run order: result_2 before result_10; no recursion). Throws UserError if none.
 struct DirVerdict {
   std::string dir;
   std::vector<LogVerdict> logs;

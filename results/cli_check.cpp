@@ -90,7 +90,7 @@ void register_check_command(CLI::App& app) {
     int rc = 2;
     try {
       rc = run_check(*args);
-    } catch (const UsageError& e) {
+    } catch (const UserError& e) {
       std::cerr << "harness check: " << e.what() << "\n";
       rc = 2;
     }

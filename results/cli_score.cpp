@@ -35,7 +35,7 @@ void register_score_command(CLI::App& app) {
       ScoreResult r = score_results_dir(a->dir, a->opts);
       std::cout << (a->json_out ? to_json(r).dump(2) + "\n" : format_table(r));
       rc = r.score_minutes && (!r.rcp.checked || r.rcp.passed) ? 0 : 1;
-    } catch (const UsageError& e) {
+    } catch (const UserError& e) {
       std::cerr << "harness score: " << e.what() << "\n";
       rc = 2;
     }

@@ -216,11 +216,11 @@ void check_benchmark_dir(const fs::path& org, const fs::path& bdir, const std::s
 
 PackageVerdict check_package(const std::filesystem::path& org_dir, const PackageOptions& opts) {
   std::error_code ec;
-  if (std::string why = not_a_directory(org_dir); !why.empty()) throw UsageError(why);
+  if (std::string why = not_a_directory(org_dir); !why.empty()) throw UserError(why);
   if (!fs::is_directory(org_dir / "results", ec))
-    throw UsageError(org_dir.string() + ": no results/ folder (expected ORG/results/<system>/bert/)");
+    throw UserError(org_dir.string() + ": no results/ folder (expected ORG/results/<system>/bert/)");
   CheckOptions probe{opts.ruleset, false, true};
-  (void)check_log_text("", probe);  // validates the ruleset (UsageError)
+  (void)check_log_text("", probe);  // validates the ruleset (UserError)
   PackageVerdict v;
   v.org_dir = org_dir.string();
   v.info.push_back("Checking System Description Files");

@@ -8,7 +8,7 @@ DirVerdict check_results_dir(const std::filesystem::path& dir, const CheckOption
   DirVerdict d;
   d.dir = dir.string();
   const auto files = result_files(dir);
-  if (files.empty()) throw UsageError(dir.string() + ": no result_*.txt files");
+  if (files.empty()) throw UserError(dir.string() + ": no result_*.txt files");
   for (const auto& f : files) d.logs.push_back(check_log_file(f, opts));
   return d;
 }

@@ -2,6 +2,8 @@
 // when it is not the file or directory expected.
 #include "results/result_files.h"
 
+#include "common/user_error.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -72,7 +74,7 @@ bool result_file_order(const fs::path& a, const fs::path& b) {
 }
 
 std::vector<fs::path> result_files(const fs::path& dir) {
-  if (std::string why = not_a_directory(dir); !why.empty()) throw UsageError(why);
+  if (std::string why = not_a_directory(dir); !why.empty()) throw UserError(why);
   std::error_code ec;
   std::vector<fs::path> out;
   // glob result_*.txt: no recursion, any characters between the prefix and the suffix
@@ -81,18 +83,18 @@ std::vector<fs::path> result_files(const fs::path& dir) {
     if (name.starts_with("result_") && name.ends_with(".txt") && name.size() >= 11 && name[0] != '.')
       out.push_back(e.path());
   }
-  if (ec) throw UsageError(dir.string() + ": cannot be listed: " + ec.message());
+  if (ec) throw UserError(dir.string() + ": cannot be listed: " + ec.message());
   std::sort(out.begin(), out.end(), result_file_order);
   return out;
 }
 
 std::string read_file_bytes(const fs::path& file) {
-  if (std::string why = not_a_regular_file(file); !why.empty()) throw UsageError(why);
+  if (std::string why = not_a_regular_file(file); !why.empty()) throw UserError(why);
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError(file.string() + ": cannot be opened: " + std::strerror(errno));
+  if (!in) throw UserError(file.string() + ": cannot be opened: " + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (!in) throw UsageError(file.string() + ": cannot be read");
+  if (!in) throw UserError(file.string() + ": cannot be read");
   return ss.str();
 }
 

@@ -16,10 +16,10 @@ std::string not_a_directory(const std::filesystem::path& p);
 // is not a number (result_a.txt) come after the numbered ones, by name.
 bool result_file_order(const std::filesystem::path& a, const std::filesystem::path& b);
 
-// result_*.txt directly in `dir`, in run order; throws UsageError when `dir` is not a readable directory.
+// result_*.txt directly in `dir`, in run order; throws UserError when `dir` is not a readable directory.
 std::vector<std::filesystem::path> result_files(const std::filesystem::path& dir);
 
-// The whole file; throws UsageError when it cannot be read (message from not_a_regular_file).
+// The whole file; throws UserError when it cannot be read (message from not_a_regular_file).
 std::string read_file_bytes(const std::filesystem::path& file);
 
 }  // namespace bert::results

@@ -283,7 +283,7 @@ LogVerdict check_log_text(std::string_view bytes, const CheckOptions& opts, std:
   if (!rules::has_ruleset(opts.ruleset)) {
     std::string known;
     for (const auto& r : rules::rulesets()) known += (known.empty() ? "" : ", ") + r;
-    throw UsageError("unknown ruleset '" + opts.ruleset + "' for BERT (known: " + known + ")");
+    throw UserError("unknown ruleset '" + opts.ruleset + "' for BERT (known: " + known + ")");
   }
   LogVerdict v;
   v.path = std::move(path);

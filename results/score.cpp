@@ -174,12 +174,12 @@ void write_scaling_json(const std::filesystem::path& dir, const RcpVerdict& rcp)
   if (!scaled(rcp)) return;
   std::ofstream out(file);
   out << "{\"scaling_factor\": " << pyjson::float_repr(rcp.normalization_factor) << "}";
-  if (!out) throw UsageError(file.string() + ": cannot be written");
+  if (!out) throw UserError(file.string() + ": cannot be written");
 }
 
 RcpVerdict check_rcp(const std::filesystem::path& dir, const ScoreOptions& opts) {
   const auto files = result_files(dir);
-  if (files.empty()) throw UsageError(dir.string() + ": no result_*.txt files");
+  if (files.empty()) throw UserError(dir.string() + ": no result_*.txt files");
   std::vector<std::string> bytes;
   for (const auto& f : files) bytes.push_back(read_file_bytes(f));
   return rcp_from_files(files, bytes, opts, nullptr);
@@ -189,7 +189,7 @@ ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptio
   ScoreResult r;
   r.dir = dir.string();
   const auto files = result_files(dir);
-  if (files.empty()) throw UsageError(dir.string() + ": no result_*.txt files");
+  if (files.empty()) throw UserError(dir.string() + ": no result_*.txt files");
   std::vector<std::string> bytes;
   for (const auto& f : files) bytes.push_back(read_file_bytes(f));
 
@@ -243,7 +243,7 @@ ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptio
       auto parsed = pyjson::loads(latin1_to_utf8(read_file_bytes(scaling_file)));
       if (!parsed.ok || !parsed.value.is_object() || !parsed.value.contains("scaling_factor") ||
           !py::is_number(parsed.value["scaling_factor"]))
-        throw UsageError(scaling_file.string() + ": scaling_factor: expected {\"scaling_factor\": <number>}");
+        throw UserError(scaling_file.string() + ": scaling_factor: expected {\"scaling_factor\": <number>}");
       r.scaling_factor = parsed.value["scaling_factor"].get<double>();
       r.notices.push_back("NOTICE: Applying scaling factor " + pyjson::float_repr(r.scaling_factor) + " to " + where);
     }

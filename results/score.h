@@ -80,7 +80,7 @@ struct ScoreResult {
   std::vector<std::string> notices; // NOTICE / CRITICAL ERROR lines as the summarizer prints them
 };
 
-// Throws UsageError when `dir` has no result_*.txt or cannot be read.
+// Throws UserError when `dir` has no result_*.txt or cannot be read.
 ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptions& opts);
 
 // RCP check alone (the rcp_checker on one directory).

@@ -8,10 +8,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "trainer/cpu/bert_cpu.h"
-#include "trainer/data/data_error.h"
-#include "trainer/dist/comm.h"
-#include "trainer/model/config.h"
+#include "common/user_error.h"
 #include "trainer/run_config.h"
 #include "trainer/train_loop.h"
 
@@ -41,19 +38,11 @@ int main(int argc, char** argv) {
   try {
     const bert::trainer::RunConfig cfg = bert::trainer::load_run_config(config_path);
     return bert::trainer::run_trainer(cfg, {benchmark_steps, save_weights, config_path});
-  } catch (const bert::trainer::RunConfigError& e) {
+  } catch (const bert::UserError& e) {  // bad config, data, checkpoint, model or launch environment
     std::fprintf(stderr, "trainer: %s\n", e.what());
-  } catch (const bert::data::DataError& e) {
-    std::fprintf(stderr, "trainer: %s\n", e.what());
-  } catch (const bert::model::ModelError& e) {
-    std::fprintf(stderr, "trainer: %s\n", e.what());
-  } catch (const bert::dist::DistError& e) {
-    std::fprintf(stderr, "trainer: %s\n", e.what());
-  } catch (const bert::cpu::BatchError& e) {
-    std::fprintf(stderr, "trainer: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {  // not the user's doing (e.g. a CUDA runtime failure): no crash either
     std::fprintf(stderr, "trainer: error: %s\n", e.what());
     return 1;
   }
-  return 2;
 }

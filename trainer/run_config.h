@@ -13,8 +13,9 @@
 //   submission: submission_org, submission_division, submission_status, submission_platform
 #pragma once
 #include <cstdint>
-#include <stdexcept>
 #include <string>
+
+#include "common/user_error.h"
 
 namespace bert::trainer {
 
@@ -63,8 +64,8 @@ struct RunConfig {
   std::string submission_platform = "SUBMISSION_PLATFORM_PLACEHOLDER";
 };
 
-// what() = "FILE:LINE:COL: group.key: problem" (or "FILE: problem" without a position).
-struct RunConfigError : std::runtime_error { using std::runtime_error::runtime_error; };
+// A bad run config (or a setting the trainer cannot honour): what() = "FILE:LINE:COL: group.key: problem".
+using RunConfigError = bert::UserError;
 
 // Reads and validates; errors name the file, line, column and key (exit 2 in the trainer).
 RunConfig load_run_config(const std::string& path);

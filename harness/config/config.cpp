@@ -65,37 +65,37 @@ std::string fmt_num(double v) {
 void check_range(const SchemaEntry& e, double v, const Tree& t) {
   bool low = e.min_open ? !(v > e.min) : !(v >= e.min);
   bool high = e.max_open ? !(v < e.max) : !(v <= e.max);
-  if (low) throw ConfigError(t.loc, e.path, "must be " + std::string(e.min_open ? "> " : ">= ") + fmt_num(e.min) + ", got " + t.scalar);
-  if (high) throw ConfigError(t.loc, e.path, "must be " + std::string(e.max_open ? "< " : "<= ") + fmt_num(e.max) + ", got " + t.scalar);
+  if (low) throw UserError(t.loc, e.path, "must be " + std::string(e.min_open ? "> " : ">= ") + fmt_num(e.min) + ", got " + t.scalar);
+  if (high) throw UserError(t.loc, e.path, "must be " + std::string(e.max_open ? "< " : "<= ") + fmt_num(e.max) + ", got " + t.scalar);
 }
 
 void check_scalar(const SchemaEntry& e, const Tree& t) {
-  if (t.kind != Tree::Kind::Scalar) throw ConfigError(t.loc, e.path, "must be " + type_name(e));
+  if (t.kind != Tree::Kind::Scalar) throw UserError(t.loc, e.path, "must be " + type_name(e));
   long long i = 0;
   double d = 0;
   bool b = false;
   switch (e.type) {
     case ValueType::Int:
-      if (!parse_int(t.scalar, i)) throw ConfigError(t.loc, e.path, "must be an integer, got '" + t.scalar + "'");
+      if (!parse_int(t.scalar, i)) throw UserError(t.loc, e.path, "must be an integer, got '" + t.scalar + "'");
       check_range(e, static_cast<double>(i), t);
       break;
     case ValueType::IntOrAuto:
       if (t.scalar == "auto") break;
-      if (!parse_int(t.scalar, i)) throw ConfigError(t.loc, e.path, "must be an integer or auto, got '" + t.scalar + "'");
+      if (!parse_int(t.scalar, i)) throw UserError(t.loc, e.path, "must be an integer or auto, got '" + t.scalar + "'");
       check_range(e, static_cast<double>(i), t);
       break;
     case ValueType::Float:
-      if (!parse_real(t.scalar, d)) throw ConfigError(t.loc, e.path, "must be a number, got '" + t.scalar + "'");
+      if (!parse_real(t.scalar, d)) throw UserError(t.loc, e.path, "must be a number, got '" + t.scalar + "'");
       check_range(e, d, t);
       break;
     case ValueType::Bool:
-      if (!parse_bool(t.scalar, b)) throw ConfigError(t.loc, e.path, "must be true or false, got '" + t.scalar + "'");
+      if (!parse_bool(t.scalar, b)) throw UserError(t.loc, e.path, "must be true or false, got '" + t.scalar + "'");
       break;
     case ValueType::Enum: {
       for (const std::string& c : e.choices)
         if (c == t.scalar) return;
       std::string near = closest(t.scalar, e.choices);
-      throw ConfigError(t.loc, e.path, "'" + t.scalar + "' is not " + type_name(e) + (near.empty() ? "" : "; did you mean '" + near + "'?"));
+      throw UserError(t.loc, e.path, "'" + t.scalar + "' is not " + type_name(e) + (near.empty() ? "" : "; did you mean '" + near + "'?"));
     }
     default:
       break;
@@ -108,7 +108,7 @@ void check_value(const SchemaEntry& e, const Tree& t) {
     case ValueType::IntList:
     case ValueType::Mounts: {
       if (t.kind == Tree::Kind::Null) return;
-      if (t.kind != Tree::Kind::Seq) throw ConfigError(t.loc, e.path, "must be " + type_name(e));
+      if (t.kind != Tree::Kind::Seq) throw UserError(t.loc, e.path, "must be " + type_name(e));
       SchemaEntry item = e;
       item.type = e.type == ValueType::IntList ? ValueType::Int : ValueType::String;
       for (const Tree& x : t.seq) check_scalar(item, x);
@@ -116,9 +116,9 @@ void check_value(const SchemaEntry& e, const Tree& t) {
     }
     case ValueType::StringMap:
       if (t.kind == Tree::Kind::Null) return;
-      if (t.kind != Tree::Kind::Map) throw ConfigError(t.loc, e.path, "must be " + type_name(e));
+      if (t.kind != Tree::Kind::Map) throw UserError(t.loc, e.path, "must be " + type_name(e));
       for (const auto& [k, v] : t.map)
-        if (v.kind != Tree::Kind::Scalar) throw ConfigError(v.loc, e.path + "." + k, "must be a string");
+        if (v.kind != Tree::Kind::Scalar) throw UserError(v.loc, e.path + "." + k, "must be a string");
       return;
     case ValueType::String:
       if (t.kind == Tree::Kind::Null) return;
@@ -138,14 +138,14 @@ void collect(const Tree& t, const std::string& prefix, std::map<std::string, Tre
       out[path] = v;
     } else if (schema_is_group(path)) {
       if (v.kind == Tree::Kind::Null) continue;
-      if (v.kind != Tree::Kind::Map) throw ConfigError(v.loc, path, "must be a mapping (keys: " + [&] {
+      if (v.kind != Tree::Kind::Map) throw UserError(v.loc, path, "must be a mapping (keys: " + [&] {
         std::string s;
         for (const std::string& c : schema_children(path)) s += (s.empty() ? "" : ", ") + c;
         return s;
       }() + ")");
       collect(v, path, out);
     } else {
-      throw ConfigError(kloc, prefix, unknown_key_message(prefix, key));
+      throw UserError(kloc, prefix, unknown_key_message(prefix, key));
     }
   }
 }
@@ -177,7 +177,7 @@ void put(Tree& root, const std::string& path, Tree value, const Loc& loc) {
 void apply_set(Tree& root, const std::string& set) {
   Loc loc{"--set " + set, 0, 0};
   size_t eq = set.find('=');
-  if (eq == std::string::npos || eq == 0) throw ConfigError(loc, "", "expected key.path=value");
+  if (eq == std::string::npos || eq == 0) throw UserError(loc, "", "expected key.path=value");
   std::string path = set.substr(0, eq);
   std::string text = set.substr(eq + 1);
   const SchemaEntry* e = schema_find(path);
@@ -185,7 +185,7 @@ void apply_set(Tree& root, const std::string& set) {
   bool map_item = !e && !parent.empty() && schema_find(parent) && schema_find(parent)->type == ValueType::StringMap;
   if (!e && !map_item) {
     std::string key = path.substr(parent.empty() ? 0 : parent.size() + 1);
-    throw ConfigError(loc, parent, unknown_key_message(parent, key));
+    throw UserError(loc, parent, unknown_key_message(parent, key));
   }
   Tree value = parse_yaml(text.empty() ? "''" : text, loc.file);
   std::vector<Tree*> stack{&value};
@@ -240,8 +240,8 @@ Config Config::load(const std::string& path, const Overrides& ov) {
 Config Config::from_text(const std::string& text, const std::string& file, const Overrides& ov) {
   Tree t = parse_yaml(text, file);
   if (t.kind == Tree::Kind::Null) t.kind = Tree::Kind::Map;
-  if (t.kind != Tree::Kind::Map) throw ConfigError(t.loc, "", "a system file must be a mapping of keys");
-  if (t.find("extends")) throw ConfigError(t.loc, "extends", "not supported for text input");
+  if (t.kind != Tree::Kind::Map) throw UserError(t.loc, "", "a system file must be a mapping of keys");
+  if (t.find("extends")) throw UserError(t.loc, "extends", "not supported for text input");
   return build(std::move(t), file, ov);
 }
 
@@ -328,7 +328,19 @@ Loc Config::item_loc(const std::string& path, size_t index) const {
   return loc(path);
 }
 
-void Config::fail(const std::string& path, const std::string& msg) const { throw ConfigError(loc(path), path, msg); }
+void Config::fail(const std::string& path, const std::string& msg) const {
+  Loc where = loc(path);
+  if (where.line == 0 && where.file == file_) where.line = where.col = 1;  // a default: point at the file
+  throw UserError(where, path, msg);
+}
+
+std::string Config::path(const std::string& key) const {
+  std::string v = str(key);
+  if (v.empty() || std::filesystem::path(v).is_absolute()) return v;
+  Loc where = loc(key);
+  if (where.line == 0) return v;
+  return (std::filesystem::path(where.file).parent_path() / v).lexically_normal().string();
+}
 
 std::string Config::base_dir() const {
   std::filesystem::path p(file_);

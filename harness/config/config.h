@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/config/error.h"
+#include "common/user_error.h"
 #include "harness/config/tree.h"
 
 namespace bert::harness {
@@ -22,7 +22,7 @@ const std::vector<std::pair<std::string, std::string>>& env_override_keys();
 
 class Config {
  public:
-  // Throws ConfigError for anything wrong (file, syntax, unknown key, type, range, override).
+  // Throws UserError for anything wrong (file, syntax, unknown key, type, range, override).
   static Config load(const std::string& path, const Overrides& ov = {});
   // From YAML text (tests); `file` is the name used in messages and for relative paths.
   static Config from_text(const std::string& text, const std::string& file, const Overrides& ov = {});
@@ -39,7 +39,10 @@ class Config {
 
   Loc loc(const std::string& path) const;             // the value's position (file start for defaults)
   Loc item_loc(const std::string& path, size_t index) const;  // a list item's position
+  // Throws a UserError at `path`'s place (file:1:1 when the value is a default).
   [[noreturn]] void fail(const std::string& path, const std::string& msg) const;
+  // A path value: relative to its YAML file when written there; as given from the environment or --set.
+  std::string path(const std::string& key) const;
 
   const std::string& file() const { return file_; }
   std::string base_dir() const;                       // directory of the file, for relative paths

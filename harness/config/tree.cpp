@@ -64,9 +64,9 @@ Tree convert(const YAML::Node& n, const std::string& file) {
       t.kind = Tree::Kind::Map;
       for (const auto& kv : n) {
         Loc kl = mark_loc(file, kv.first.Mark());
-        if (!kv.first.IsScalar()) throw ConfigError(kl, "", "mapping keys must be plain names");
+        if (!kv.first.IsScalar()) throw UserError(kl, "", "mapping keys must be plain names");
         std::string key = kv.first.Scalar();
-        if (t.find(key)) throw ConfigError(kl, key, "duplicate key");
+        if (t.find(key)) throw UserError(kl, key, "duplicate key");
         t.map.emplace_back(key, convert(kv.second, file));
         t.key_locs.push_back(kl);
       }
@@ -83,13 +83,13 @@ Tree load_chain(const fs::path& path, std::vector<fs::path>& chain, const Loc& f
     if (p == canon) {
       std::string msg = "extends cycle: ";
       for (const fs::path& q : chain) msg += q.filename().string() + " -> ";
-      throw ConfigError(from, "extends", msg + canon.filename().string());
+      throw UserError(from, "extends", msg + canon.filename().string());
     }
   }
   const std::string key = chain.empty() ? "" : "extends";
-  if (fs::is_directory(path, ec)) throw ConfigError(from, key, "'" + path.string() + "' is a directory, not a YAML file");
+  if (fs::is_directory(path, ec)) throw UserError(from, key, "'" + path.string() + "' is a directory, not a YAML file");
   std::ifstream in(path);
-  if (!in) throw ConfigError(from, key, "cannot read '" + path.string() + "'");
+  if (!in) throw UserError(from, key, "cannot read '" + path.string() + "'");
   std::stringstream ss;
   ss << in.rdbuf();
   Tree t = parse_yaml(ss.str(), path.string());
@@ -97,7 +97,7 @@ Tree load_chain(const fs::path& path, std::vector<fs::path>& chain, const Loc& f
     t.kind = Tree::Kind::Map;
     t.loc = Loc{path.string(), 1, 1};
   }
-  if (t.kind != Tree::Kind::Map) throw ConfigError(t.loc, "", "a system file must be a mapping of keys");
+  if (t.kind != Tree::Kind::Map) throw UserError(t.loc, "", "a system file must be a mapping of keys");
   const Tree* ext = t.find("extends");
   if (!ext) return t;
   std::vector<const Tree*> bases;
@@ -106,8 +106,8 @@ Tree load_chain(const fs::path& path, std::vector<fs::path>& chain, const Loc& f
     for (const Tree& b : ext->seq) bases.push_back(&b);
   for (const Tree* b : bases)
     if (b->kind != Tree::Kind::Scalar || b->scalar.empty())
-      throw ConfigError(b->loc, "extends", "must be a file name or a list of file names");
-  if (bases.empty()) throw ConfigError(ext->loc, "extends", "must be a file name or a list of file names");
+      throw UserError(b->loc, "extends", "must be a file name or a list of file names");
+  if (bases.empty()) throw UserError(ext->loc, "extends", "must be a file name or a list of file names");
 
   chain.push_back(canon);
   Tree merged;
@@ -130,7 +130,7 @@ Tree parse_yaml(const std::string& text, const std::string& file) {
   try {
     return convert(YAML::Load(text), file);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(mark_loc(file, e.mark), "", "malformed YAML: " + e.msg);
+    throw UserError(mark_loc(file, e.mark), "", "malformed YAML: " + e.msg);
   }
 }
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/config/error.h"
+#include "common/user_error.h"
 
 namespace bert::harness {
 
@@ -24,11 +24,11 @@ struct Tree {
   void erase(const std::string& key);
 };
 
-// Parses YAML text; `file` names it in messages. Throws ConfigError (malformed YAML, duplicate key).
+// Parses YAML text; `file` names it in messages. Throws UserError (malformed YAML, duplicate key).
 Tree parse_yaml(const std::string& text, const std::string& file);
 
 // Reads a file and resolves `extends:` (a path or list of paths relative to the including file; bases
-// first, later ones win, the file itself wins). Throws ConfigError on a missing file or a cycle.
+// first, later ones win, the file itself wins). Throws UserError on a missing file or a cycle.
 Tree load_yaml_with_extends(const std::string& path);
 
 // Deep merge: maps merge key by key, anything else in `over` replaces `base`.

@@ -3,22 +3,27 @@
 #include <filesystem>
 #include <regex>
 
+#include "binding/binding_json.h"
 #include "harness/config/naming.h"
+#include "harness/launch/launcher.h"
+#include "harness/plan/data_setup.h"
 #include "harness/plan/launch_commands.h"
 #include "harness/plan/node_layout.h"
 #include "harness/plan/plan_errors.h"
-#include "slurm/hostlist.h"
+#include "harness/plan/seeds.h"
+#include "harness/plan/system_json.h"
+#include "harness/plan/trainer_config.h"
 
 namespace bert::harness {
 namespace fs = std::filesystem;
 namespace {
-using detail::fail_at;
+using detail::guarded;
 
 void check_duration(const Config& cfg, const std::string& key) {
   static const std::regex re(R"(^(\d+|\d+:\d{2}|\d+:\d{2}:\d{2}|\d+-\d+(:\d{2}(:\d{2})?)?)$)");
   std::string v = cfg.str(key);
   if (!v.empty() && !std::regex_match(v, re))
-    fail_at(cfg, key, "'" + v + "' is not a Slurm time (minutes, mm:ss, hh:mm:ss or d-hh[:mm[:ss]])");
+    cfg.fail(key, "'" + v + "' is not a Slurm time (minutes, mm:ss, hh:mm:ss or d-hh[:mm[:ss]])");
 }
 
 void set_identity(Plan& plan, const Config& cfg) {
@@ -33,44 +38,14 @@ void set_identity(Plan& plan, const Config& cfg) {
   plan.num_nodes = static_cast<int>(cfg.integer("nodes.count"));
 }
 
-// Host names of the nodes (empty = placeholders) and the rendezvous address, per launcher.
-void find_hosts(const Plan& plan, const Config& cfg, const BuildOptions& opts, LaunchContext& ctx) {
-  if (plan.launcher == "local") {
-    if (plan.num_nodes != 1) fail_at(cfg, "nodes.count", "the local launcher runs on one node, not " + std::to_string(plan.num_nodes));
-    ctx.master_addr = "127.0.0.1";
-  } else if (plan.launcher == "mpirun") {
-    ctx.hosts = cfg.strings("launcher.mpirun.hosts");
-    if (cfg.str("launcher.mpirun.hostfile").empty()) {
-      if (static_cast<int>(ctx.hosts.size()) != plan.num_nodes)
-        fail_at(cfg, ctx.hosts.empty() ? "launcher.type" : "launcher.mpirun.hosts",
-                "mpirun needs launcher.mpirun.hosts with one host per node (" + std::to_string(plan.num_nodes) +
-                    ") or launcher.mpirun.hostfile; got " + std::to_string(ctx.hosts.size()) + " host(s)");
-      ctx.master_addr = ctx.hosts.front();
-    }
-  } else if (auto it = opts.env.find("SLURM_JOB_NODELIST"); it != opts.env.end() && !it->second.empty()) {
-    // Inside an allocation: the real node names; rank 0 runs on the first (run.sub's MLPERF_SLURM_FIRSTNODE).
-    auto alloc = slurm::expand_hostlist(it->second);
-    if (!alloc) fail_at(cfg, "nodes.count", "cannot read SLURM_JOB_NODELIST='" + it->second + "'");
-    if (static_cast<int>(alloc->size()) < plan.num_nodes)
-      fail_at(cfg, "nodes.count", std::to_string(plan.num_nodes) + " nodes but the Slurm allocation has " +
-                                      std::to_string(alloc->size()) + " (" + it->second + ")");
-    ctx.hosts.assign(alloc->begin(), alloc->begin() + plan.num_nodes);
-    ctx.master_addr = ctx.hosts.front();
-  }
-  if (auto it = opts.env.find("MLPERF_SLURM_FIRSTNODE"); plan.launcher == "srun" && it != opts.env.end() && !it->second.empty())
-    ctx.master_addr = it->second;
-  if (!cfg.str("launcher.master_addr").empty()) ctx.master_addr = cfg.str("launcher.master_addr");
-  ctx.master_port = std::to_string(cfg.integer("launcher.master_port"));
-}
-
-void add_nodes(Plan& plan, const NodeLayout& layout, const LaunchContext& ctx) {
+// The nodes' names (placeholders where the launcher cannot know them yet) and rank environment.
+void add_nodes(Plan& plan, const NodeLayout& layout, const Launcher& launcher, const JobShape& job) {
   const int rpn = plan.ranks_per_node;
   plan.nodes.resize(static_cast<size_t>(plan.num_nodes));
   for (int n = 0; n < plan.num_nodes; ++n) {
     NodePlan& node = plan.nodes[static_cast<size_t>(n)];
-    node.hostname = plan.launcher == "local"                    ? "localhost"
-                    : n < static_cast<int>(ctx.hosts.size()) ? ctx.hosts[static_cast<size_t>(n)]
-                                                             : (plan.launcher == "srun" ? "slurm-node-" : "host-") + std::to_string(n);
+    node.hostname = n < static_cast<int>(job.hosts.names.size()) ? job.hosts.names[static_cast<size_t>(n)]
+                                                                : launcher.placeholder_host(n);
     node.topology = layout.topology;
     node.ranks.reserve(layout.ranks.size());
     for (const binding::RankBinding& b : layout.ranks) {
@@ -81,8 +56,8 @@ void add_nodes(Plan& plan, const NodeLayout& layout, const LaunchContext& ctx) {
       r.binding = b;
       r.env = {{"RANK", std::to_string(r.global_rank)},   {"WORLD_SIZE", std::to_string(plan.world_size)},
                {"LOCAL_RANK", std::to_string(r.local_rank)}, {"LOCAL_WORLD_SIZE", std::to_string(rpn)},
-               {"NODE_RANK", std::to_string(n)},             {"MASTER_PORT", ctx.master_port}};
-      if (!ctx.master_addr.empty()) r.env["MASTER_ADDR"] = ctx.master_addr;
+               {"NODE_RANK", std::to_string(n)},             {"MASTER_PORT", job.master_port}};
+      if (!job.hosts.master_addr.empty()) r.env["MASTER_ADDR"] = job.hosts.master_addr;
       node.ranks.push_back(std::move(r));
     }
   }
@@ -98,15 +73,15 @@ void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
   try {
     ex.seeds = resolve_seeds(ex.seed_policy, ex.nexp, opts.random_seed);
   } catch (const std::invalid_argument& e) {
-    fail_at(cfg, "experiment.seed_policy", e.what());
+    cfg.fail("experiment.seed_policy", e.what());
   }
   if (cfg.integer("benchmark.eval_interval_samples") == 0)
-    fail_at(cfg, "benchmark.eval_interval_samples", "must be > 0, or -1 for the MLPerf formula; got 0");
+    cfg.fail("benchmark.eval_interval_samples", "must be > 0, or -1 for the MLPerf formula; got 0");
   check_duration(cfg, "experiment.walltime");
   check_duration(cfg, "launcher.srun.time_per_run");
   ex.walltime = cfg.str("experiment.walltime");
   ex.output_dir = cfg.str("experiment.output_dir");
-  if (ex.output_dir.empty()) fail_at(cfg, "experiment.output_dir", "must not be empty");
+  if (ex.output_dir.empty()) cfg.fail("experiment.output_dir", "must not be empty");
   ex.ruleset = cfg.str("experiment.ruleset");
   ex.division = cfg.str("experiment.division");
   if (ex.division == "closed" && ex.seed_policy.rfind("fixed:", 0) == 0 && ex.nexp > 1)
@@ -122,60 +97,52 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   in.checkpoint = data.checkpoint.empty() ? ""
                   : in_container ? std::string(kCheckpointMount) + "/" + fs::path(data.checkpoint).filename().string()
                                  : data.checkpoint;
-  in.rendezvous_dir = plan.launcher == "local" ? plan.experiment.output_dir + "/rendezvous" : "";
+  in.rendezvous_dir = plan.rendezvous_dir;
   const bool gpu_ranks = layout.unit == binding::RankUnit::Gpu;
   std::string backend = cfg.str("benchmark.backend");
   in.backend = backend == "auto" ? (gpu_ranks ? "cuda" : "cpu") : backend;
-  if (in.backend == "cuda" && !gpu_ranks) fail_at(cfg, "benchmark.backend", "cuda needs GPU ranks (binding.unit gpu)");
+  if (in.backend == "cuda" && !gpu_ranks) cfg.fail("benchmark.backend", "cuda needs GPU ranks (binding.unit gpu)");
   // The CPU trainer computes in fp32 only; the CUDA trainer in bf16 with fp32 master weights.
   const std::string precision = cfg.str("benchmark.precision");
   const std::string native = in.backend == "cuda" ? "bf16" : "fp32";
   in.precision = precision == "auto" ? native : precision;
   if (in.precision != native)
-    fail_at(cfg, "benchmark.precision", precision + " with the " + in.backend + " backend: the " + in.backend +
+    cfg.fail("benchmark.precision", precision + " with the " + in.backend + " backend: the " + in.backend +
                                             " trainer computes in " + native + " (leave precision at auto)");
   // The CUDA trainer clips the allreduced gradients (its NCCL buckets overlap the backward pass, so the
   // local norm is not known before they start); RULES allow either order.
   in.clip_after_allreduce = in.backend == "cuda" || cfg.flag("benchmark.clip_after_allreduce");
   if (in.backend == "cuda" && cfg.given("benchmark.clip_after_allreduce") && !cfg.flag("benchmark.clip_after_allreduce"))
-    fail_at(cfg, "benchmark.clip_after_allreduce", "false with the cuda backend: the cuda trainer clips after the allreduce");
+    cfg.fail("benchmark.clip_after_allreduce", "false with the cuda backend: the cuda trainer clips after the allreduce");
   return in;
 }
 
 }  // namespace
 
-std::string executable_dir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : exe.parent_path().string();
-}
-
-std::string host_tool(const std::string& bin_dir, const std::string& name) {
-  if (!bin_dir.empty()) return bin_dir + "/" + name;
-  // Next to this executable; in a build tree a binary may sit in build/ or build/bin/ (see the CMakeLists).
-  fs::path dir = executable_dir();
-  std::error_code ec;
-  for (const fs::path& cand : {dir / name, dir / "bin" / name, dir.parent_path() / name}) {
-    if (cand.parent_path() == dir.parent_path() && dir.filename() != "bin") continue;
-    if (fs::exists(cand, ec) && !fs::is_directory(cand, ec)) return cand.string();
-  }
-  return (dir / name).string();
-}
-
 Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   Plan plan;
   set_identity(plan, cfg);
+  const Launcher& launcher = guarded(cfg, [&]() -> const Launcher& { return find_launcher(plan.launcher); });
   NodeLayout layout = plan_node_layout(cfg);
   plan.ranks_per_node = static_cast<int>(layout.ranks.size());
   plan.world_size = plan.num_nodes * plan.ranks_per_node;
+  plan.binding = {cfg.str("binding.cpu"), cfg.str("binding.mem"), binding::to_string(layout.unit)};
 
   LaunchContext ctx;
-  find_hosts(plan, cfg, opts, ctx);
-  add_nodes(plan, layout, ctx);
+  ctx.job.nodes = plan.num_nodes;
+  ctx.job.ranks_per_node = plan.ranks_per_node;
+  ctx.job.gpus_per_node = layout.gpus;
+  ctx.job.hosts = launcher.find_hosts(cfg, opts.env, plan.num_nodes);
+  if (!cfg.str("launcher.master_addr").empty()) ctx.job.hosts.master_addr = cfg.str("launcher.master_addr");
+  ctx.job.master_port = std::to_string(cfg.integer("launcher.master_port"));
+  add_nodes(plan, layout, launcher, ctx.job);
   for (const auto& [k, v] : cfg.string_map("env")) plan.env[k] = v;
+  ctx.job.env = plan.env;
   set_experiment(plan, cfg, opts);
+  plan.target_accuracy = cfg.real("benchmark.target_accuracy");
+  // Ranks the executor starts itself have no launcher to meet through: they meet in a directory.
+  if (launcher.starts_each_rank()) plan.rendezvous_dir = plan.experiment.output_dir + "/rendezvous";
 
-  ctx.gpus_per_node = layout.gpus;
   ctx.bin_dir = opts.bin_dir;
   ctx.process_env = opts.env;
   ctx.data = resolve_data(cfg, plan, opts.bin_dir);

@@ -1,22 +1,21 @@
+#include "harness/plan/data_setup.h"
+
 #include <algorithm>
 
 #include "harness/config/schema.h"
-#include "harness/plan/build_plan.h"
-#include "harness/plan/launch_commands.h"
-#include "harness/plan/plan_errors.h"
+#include "harness/plan/host_tool.h"
 
 namespace bert::harness {
 
 DataPaths resolve_data(const Config& cfg, Plan& plan, const std::string& bin_dir) {
-  using detail::fail_at;
   DataPaths d{cfg.str("benchmark.data.train_dir"), cfg.str("benchmark.data.eval_dir"), cfg.str("benchmark.data.checkpoint")};
   bool synthetic = false;
   for (const std::string& k : schema_children("benchmark.synthetic")) synthetic = synthetic || cfg.given("benchmark.synthetic." + k);
   if (synthetic) {
     if (!cfg.str("container.image").empty())
-      fail_at(cfg, "benchmark.synthetic.dir", "synthetic data is made on the host; not with a container");
+      cfg.fail("benchmark.synthetic.dir", "synthetic data is made on the host; not with a container");
     if (cfg.str("benchmark.synthetic.format") != cfg.str("benchmark.data.format"))
-      fail_at(cfg, "benchmark.synthetic.format",
+      cfg.fail("benchmark.synthetic.format",
               "is " + cfg.str("benchmark.synthetic.format") + " but benchmark.data.format is " + cfg.str("benchmark.data.format"));
     std::string dir = cfg.str("benchmark.synthetic.dir").empty() ? plan.experiment.output_dir + "/data" : cfg.str("benchmark.synthetic.dir");
     Command synth;
@@ -40,8 +39,8 @@ DataPaths resolve_data(const Config& cfg, Plan& plan, const std::string& bin_dir
     if (d.eval_dir.empty()) d.eval_dir = dir + "/eval";
   }
   if (d.train_dir.empty())
-    fail_at(cfg, "benchmark.data.train_dir", "no training data: set benchmark.data.train_dir (or DATADIR) or benchmark.synthetic");
-  if (d.eval_dir.empty()) fail_at(cfg, "benchmark.data.eval_dir", "no eval data: set benchmark.data.eval_dir (or EVALDIR)");
+    cfg.fail("benchmark.data.train_dir", "no training data: set benchmark.data.train_dir (or DATADIR) or benchmark.synthetic");
+  if (d.eval_dir.empty()) cfg.fail("benchmark.data.eval_dir", "no eval data: set benchmark.data.eval_dir (or EVALDIR)");
   return d;
 }
 

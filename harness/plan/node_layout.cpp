@@ -5,15 +5,14 @@
 
 namespace bert::harness {
 namespace {
-using detail::fail_at;
 
 binding::TopologySource topology_source(const Config& cfg) {
   binding::TopologySource src;
   if (cfg.given("topology.xml") && cfg.given("topology.synthetic"))
-    fail_at(cfg, "topology.synthetic", "give either topology.xml or topology.synthetic, not both");
+    cfg.fail("topology.synthetic", "give either topology.xml or topology.synthetic, not both");
   if (cfg.given("topology.xml")) {
     src.kind = binding::TopologyKind::Xml;
-    src.value = detail::resolve_path(cfg, "topology.xml");
+    src.value = cfg.path("topology.xml");
   } else if (cfg.given("topology.synthetic")) {
     src.kind = binding::TopologyKind::Synthetic;
     src.value = cfg.str("topology.synthetic");
@@ -48,20 +47,20 @@ NodeLayout plan_node_layout(const Config& cfg) {
   const int found = static_cast<int>(l.topology.gpus.size());
   l.gpus = cfg.is_auto("nodes.gpus_per_node") ? found : static_cast<int>(cfg.integer("nodes.gpus_per_node"));
   if (l.gpus > found)
-    fail_at(cfg, "nodes.gpus_per_node",
+    cfg.fail("nodes.gpus_per_node",
             "is " + std::to_string(l.gpus) + " but " + l.topology.source + " has " + std::to_string(found) + " GPU(s)");
   std::string unit = cfg.str("binding.unit");
   if (unit == "auto") unit = l.gpus > 0 ? "gpu" : "socket";
   binding::parse_rank_unit(unit, l.unit);
   if (l.unit == binding::RankUnit::Gpu && l.gpus == 0)
-    fail_at(cfg, "nodes.gpus_per_node", "0 GPUs per node with binding.unit gpu; a CPU-only node needs binding.unit socket or numa");
+    cfg.fail("nodes.gpus_per_node", "0 GPUs per node with binding.unit gpu; a CPU-only node needs binding.unit socket or numa");
   int rpn = static_cast<int>(cfg.integer("nodes.ranks_per_node"));
   if (rpn == 0) {
     rpn = l.unit == binding::RankUnit::Gpu      ? l.gpus
           : l.unit == binding::RankUnit::Socket ? l.topology.packages
                                                 : count_numa_with_cpus(l.topology);
   } else if (l.unit == binding::RankUnit::Gpu && rpn > l.gpus) {
-    fail_at(cfg, "nodes.ranks_per_node",
+    cfg.fail("nodes.ranks_per_node",
             std::to_string(rpn) + " ranks per node but only " + std::to_string(l.gpus) + " GPU(s) per node");
   }
   l.ranks = detail::guarded(cfg, [&] { return binding::plan_node(l.topology, binding_policy(cfg, l.unit), rpn); });

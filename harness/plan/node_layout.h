@@ -15,7 +15,7 @@ struct NodeLayout {
   binding::RankUnit unit = binding::RankUnit::Gpu;
 };
 
-// Throws ConfigError at the key behind any problem (also the binding planner's).
+// Throws UserError at the key behind any problem (also the binding planner's).
 NodeLayout plan_node_layout(const Config& cfg);
 
 }  // namespace bert::harness

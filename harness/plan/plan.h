@@ -54,31 +54,52 @@ struct ExperimentPlan {
   std::string division = "closed";
 };
 
+// How ranks are bound, as resolved (binding.unit auto -> gpu or socket).
+struct BindingSummary {
+  std::string cpu = "exclusive";           // binding.cpu
+  std::string mem = "node";                // binding.mem
+  std::string unit = "gpu";                // gpu | socket | numa
+};
+
+struct ContainerPlan {
+  std::string runtime;                     // container/ runtime name ("" = bare metal)
+  std::string image;
+};
+
 struct Plan {
   std::string system_file;                 // systems/X.yaml as given
   std::string config_name;                 // MLPerf config name, e.g. DGXA100_1x8x56x1
   std::string system_name;                 // MLPerf system_desc_id for results/<system>/
-  std::string launcher;                    // "local" | "srun" | "mpirun"
+  std::string launcher;                    // a harness/launch launcher name: local | srun | mpirun
+  std::string mpi;                         // the PMI/MPI plugin type of the launcher's step (srun --mpi; "" = none)
   int num_nodes = 1;
   int ranks_per_node = 1;
   int world_size = 1;
   std::vector<NodePlan> nodes;
   std::map<std::string, std::string> env;  // job-wide env (NCCL_*, extra env from the YAML)
+  BindingSummary binding;
+  ContainerPlan container;
   ExperimentPlan experiment;
+  double target_accuracy = 0.72;           // masked-LM accuracy that ends a run (progress, plots)
+  std::string rendezvous_dir;              // the ranks' file rendezvous (local launcher; "" = none), emptied per run
 
-  std::vector<Command> setup;              // once per job (e.g. pyxis container import), may be empty
-  Command cache_clear;                     // once per experiment, one task per node
-  Command launch;                          // once per experiment: launcher + container + bind + trainer
-                                           // (local launcher: start it once per rank with RankPlan::env)
+  std::vector<Command> setup;              // once per job (synthetic data, container import), may be empty
+  Command per_node;                        // the launcher's prefix running one task on every node (argv empty:
+                                           // here), with the environment the launcher gets
+  Command cache_clear;                     // once per experiment: per_node + `sh -c <drop caches>`
+  Command trainer;                         // what every rank runs: bind --plan P -- trainer --config R
+  Command launch;                          // once per experiment: launcher step + container + trainer
+                                           // (launcher that starts no ranks itself: started once per rank
+                                           // with RankPlan::env)
   std::string plan_file;                   // where launch's `bind --plan` reads this plan (executor writes it)
   std::string run_config_file;             // where launch's `trainer --config` reads trainer_config; the
                                            // executor writes it before each experiment with run.seed = seeds[i]
-  json trainer_config;                     // resolved trainer run config (trainer/run_config.h keys)
+  json trainer_config;                     // resolved trainer run config (trainer/run_config_keys.h names)
   json system_json;                        // MLPerf systems/<system>.json content
   std::vector<std::string> warnings;       // e.g. file name disagrees with content
 
   json to_json() const;
-  static Plan from_json(const json& j);
+  static Plan from_json(const json& j);    // throws nlohmann::json::exception for a missing or mistyped field
 };
 
 }  // namespace bert::harness

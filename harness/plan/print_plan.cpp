@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/launch/launcher.h"
+
 namespace bert::harness {
 namespace {
 
@@ -29,28 +31,25 @@ void print_node(const NodePlan& node, size_t index, std::string& out) {
 
 }  // namespace
 
-void print_dry_run(const Plan& p, const Config& cfg, std::ostream& os) {
+void print_dry_run(const Plan& p, std::ostream& os) {
   std::string out;
   const binding::NodeTopology& t = p.nodes.front().topology;
   out += fmt::format("system      {} ({})\n", p.config_name, p.system_file);
   out += fmt::format("results as  {} (ruleset {}, {} division)\n", p.system_name, p.experiment.ruleset, p.experiment.division);
-  std::string launcher = p.launcher;
-  if (p.launcher == "srun") launcher += " --mpi=" + cfg.str("launcher.srun.mpi");
+  const std::string launcher = p.launcher + (p.mpi.empty() ? "" : " --mpi=" + p.mpi);
   out += fmt::format("nodes       {} x {} ranks = {} ranks, launcher {}\n", p.num_nodes, p.ranks_per_node, p.world_size, launcher);
   out += fmt::format("topology    {}: {} package(s), {} cores, {} PUs, {} NUMA node(s), {} GPU(s)\n", t.source, t.packages,
                      t.cores, t.pus, t.numa.size(), t.gpus.size());
   out += fmt::format("cpus        allowed {}, reserved {}\n", t.allowed_cpus.empty() ? "(none)" : t.allowed_cpus,
                      t.reserved_cpus.empty() ? "none" : t.reserved_cpus);
-  std::string unit = cfg.str("binding.unit");
-  if (unit == "auto") unit = !p.nodes.front().ranks.empty() && p.nodes.front().ranks.front().binding.gpu >= 0 ? "gpu" : "socket";
-  out += fmt::format("binding     cpu {}, mem {}, unit {}\n", cfg.str("binding.cpu"), cfg.str("binding.mem"), unit);
-  out += fmt::format("container   {}\n", cfg.str("container.image").empty() ? "none (bare metal)" : cfg.str("container.image"));
+  out += fmt::format("binding     cpu {}, mem {}, unit {}\n", p.binding.cpu, p.binding.mem, p.binding.unit);
+  out += fmt::format("container   {}\n", p.container.image.empty() ? "none (bare metal)" : p.container.image);
   const auto& tc = p.trainer_config;
   out += fmt::format("benchmark   model {}, {} data, batch {} x accum {}, lr {}, max_steps {}, target {}, backend {} {}\n",
                      tc["model"]["size"].get<std::string>(), tc["data"]["data_format"].get<std::string>(),
                      tc["batch"]["batch_size"].get<long long>(), tc["batch"]["gradient_accumulation_steps"].get<long long>(),
                      tc["optimizer"]["learning_rate"].get<double>(), tc["optimizer"]["max_steps"].get<long long>(),
-                     tc["stopping"]["target_accuracy"].get<double>(), tc["run"]["backend"].get<std::string>(),
+                     p.target_accuracy, tc["run"]["backend"].get<std::string>(),
                      tc["run"]["precision"].get<std::string>());
   std::string seeds;
   for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
@@ -78,7 +77,7 @@ void print_dry_run(const Plan& p, const Config& cfg, std::ostream& os) {
     out += "  setup:        " + c.shell() + (c.creates.empty() ? "" : "    # only when " + c.creates + " is missing") + "\n";
   out += "  cache clear:  " + (p.cache_clear.argv.empty() ? std::string("(off)") : p.cache_clear.shell()) + "\n";
   out += "  launch:       " + p.launch.shell() + "\n";
-  if (p.launcher == "local")
+  if (find_launcher(p.launcher).starts_each_rank())
     out += fmt::format("                started {} time(s), each with its rank's RANK/LOCAL_RANK/... environment\n", p.ranks_per_node);
   out += "  plan file:    " + p.plan_file + "\n";
   out += "  run config:   " + p.run_config_file + "\n";

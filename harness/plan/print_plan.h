@@ -2,11 +2,12 @@
 #pragma once
 #include <ostream>
 
-#include "harness/config/config.h"
 #include "harness/plan/plan.h"
 
 namespace bert::harness {
 
-void print_dry_run(const Plan& plan, const Config& cfg, std::ostream& out);
+// Everything comes from the Plan, so a recorded plan.json (`harness run --resume OUTDIR --dry-run`)
+// prints the same as the dry-run that made it.
+void print_dry_run(const Plan& plan, std::ostream& out);
 
 }  // namespace bert::harness

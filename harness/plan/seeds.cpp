@@ -1,7 +1,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "harness/plan/build_plan.h"
+#include "harness/plan/seeds.h"
 
 namespace bert::harness {
 

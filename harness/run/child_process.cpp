@@ -16,12 +16,7 @@ namespace bert::harness {
 namespace {
 
 std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra) {
-  std::map<std::string, std::string> all;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) all[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  std::map<std::string, std::string> all = process_environment();
   for (const auto& [k, v] : extra) all[k] = v;
   std::vector<std::string> out;
   for (const auto& [k, v] : all) out.push_back(k + "=" + v);
@@ -36,6 +31,16 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> process_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
 
 Child spawn_child(const ChildSpec& spec) {
   if (spec.argv.empty()) throw std::runtime_error("cannot start an empty command");

@@ -22,6 +22,9 @@ struct Child {
   int wait_status = 0;     // raw waitpid status once exited
 };
 
+// This process's environment as a map (what a started program inherits before ChildSpec::env).
+std::map<std::string, std::string> process_environment();
+
 // Starts argv[0] (PATH lookup) with stdin from /dev/null, default signal dispositions and an empty
 // signal mask. Throws std::runtime_error("cannot start <argv0>: <reason>") when it cannot be executed.
 Child spawn_child(const ChildSpec& spec);

@@ -7,31 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "harness/launch/rank_tags.h"
+
 namespace bert::harness {
-
-// How the rank of a line is known: by its source (local launcher: one pipe per rank), from
-// `srun -l` prefixes ("0: ..."), or from `mpirun --tag-output` prefixes ("[1,0]<stdout>:...").
-enum class RankTagStyle { BySource, Srun, Mpirun };
-
-// Returns the rank a tagged line belongs to and strips the tag, or -1 (untagged, line unchanged).
-int strip_rank_tag(RankTagStyle style, std::string& line);
-
-// Open MPI's --tag-output prefixes every fragment it forwards, so a line a rank wrote in pieces
-// arrives with tags inside it ('..."POINT_IN_TIME", [1,0]<stdout>:"key": ...'). This reassembles
-// whole lines per rank from the byte stream; text outside any tag (mpirun's own) has rank -1.
-class MpirunDemux {
- public:
-  explicit MpirunDemux(std::function<void(int rank, std::string line)> on_line);
-  void feed(std::string_view data);
-  void finish();
-
- private:
-  void deliver(std::string_view text);
-  std::function<void(int, std::string)> on_line_;
-  std::string pending_;                     // bytes that may start a tag cut by a read boundary
-  std::pair<int, int> cur_{-1, 0};          // (rank, stream) of the text being read
-  std::map<std::pair<int, int>, std::string> partial_;
-};
 
 class OutputRouter {
  public:

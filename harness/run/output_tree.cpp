@@ -44,20 +44,20 @@ void prepare_output_tree(const OutputTree& t, unsigned long long min_free_bytes)
                                t.plots_dir()}) {
     std::error_code ec;
     fs::create_directories(d, ec);
-    if (ec) throw OutputError(d + ": cannot create the output directory: " + ec.message());
-    if (!fs::is_directory(d, ec)) throw OutputError(d + ": exists and is not a directory");
+    if (ec) throw UserError(d + ": cannot create the output directory: " + ec.message());
+    if (!fs::is_directory(d, ec)) throw UserError(d + ": exists and is not a directory");
   }
   const std::string probe = t.root + "/.write_probe";
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw OutputError(t.root + ": output directory is not writable: " + std::strerror(errno));
+  if (fd < 0) throw UserError(t.root + ": output directory is not writable: " + std::strerror(errno));
   int err = write_all(fd, "probe\n");
   if (err == 0 && fsync(fd) != 0) err = errno;
   close(fd);
   unlink(probe.c_str());
-  if (err != 0) throw OutputError(t.root + ": cannot write to the output directory: " + std::strerror(err));
+  if (err != 0) throw UserError(t.root + ": cannot write to the output directory: " + std::strerror(err));
   unsigned long long avail = free_bytes(t.root);
   if (avail < min_free_bytes)
-    throw OutputError(t.root + ": only " + std::to_string(avail / (1024 * 1024)) +
+    throw UserError(t.root + ": only " + std::to_string(avail / (1024 * 1024)) +
                       " MiB free on the output file system, need at least " +
                       std::to_string(min_free_bytes / (1024 * 1024)) + " MiB for the logs");
 }
@@ -65,20 +65,20 @@ void prepare_output_tree(const OutputTree& t, unsigned long long min_free_bytes)
 void write_file_atomic(const std::string& path, std::string_view content) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw OutputError(tmp + ": cannot create: " + std::strerror(errno));
+  if (fd < 0) throw UserError(tmp + ": cannot create: " + std::strerror(errno));
   int err = write_all(fd, content);
   if (err == 0 && fsync(fd) != 0) err = errno;
   if (close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err != 0) {
     unlink(tmp.c_str());
-    throw OutputError(path + ": cannot write: " + std::strerror(err));
+    throw UserError(path + ": cannot write: " + std::strerror(err));
   }
 }
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw OutputError(path + ": cannot read");
+  if (!in) throw UserError(path + ": cannot read");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -2,16 +2,12 @@
 //   plan.json, run.yaml, configs/run_<NN>.yaml, logs/<datestamp>_<NN>.log (+ .ranks.log),
 //   results/<system>/bert/result_<i-1>.txt, systems/<system>.json, state.json, summary.md, plots/.
 #pragma once
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
-namespace bert::harness {
+#include "common/user_error.h"
 
-// The output directory cannot be created or written, or the disk is full before anything ran.
-struct OutputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace bert::harness {
 
 struct OutputTree {
   std::string root;
@@ -36,14 +32,14 @@ struct OutputTree {
 std::string make_datestamp();
 
 // Creates every directory of the tree and proves it writable (a probe file), and that the disk has
-// at least `min_free_bytes`; throws OutputError with the path and the reason otherwise.
+// at least `min_free_bytes`; throws UserError with the path and the reason otherwise.
 void prepare_output_tree(const OutputTree& t, unsigned long long min_free_bytes);
 
 // Writes `path` through `path.tmp` + fsync + rename, so readers never see a partial file.
-// Throws OutputError naming the file and the errno text.
+// Throws UserError naming the file and the errno text.
 void write_file_atomic(const std::string& path, std::string_view content);
 
-std::string read_file(const std::string& path);  // throws OutputError when unreadable
+std::string read_file(const std::string& path);  // throws UserError when unreadable
 
 unsigned long long free_bytes(const std::string& dir);  // 0 when unknown
 

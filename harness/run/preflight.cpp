@@ -6,6 +6,7 @@
 
 #include "binding/binding.h"
 #include "binding/cpu_list.h"
+#include "harness/launch/launcher.h"
 #include "harness/run/capture.h"
 #include "harness/run/output_router.h"
 
@@ -35,40 +36,23 @@ grep -H -e '^Name:' -e '^PPid:' -e '^Cpus_allowed_list:' /proc/[0-9]*/status 2>/
 }
 
 ChildSpec preflight_command(const Plan& plan) {
-  const std::string script = preflight_probe_script();
-  const int n = std::max(1, int(plan.nodes.size()));
-  // The plan's one-task-per-node prefix (its cache clear is `<prefix> sh -c <script>`) carries the
-  // site's launcher flags; add the per-task output tags.
-  const auto& cc = plan.cache_clear.argv;
-  if (plan.launcher != "local" && cc.size() > 3 && cc[cc.size() - 3] == "sh" && cc[cc.size() - 2] == "-c") {
-    ChildSpec spec{std::vector<std::string>(cc.begin(), cc.end() - 3), plan.env};
-    for (const auto& [k, v] : plan.cache_clear.env) spec.env[k] = v;
-    spec.argv.push_back(plan.launcher == "srun" ? "-l" : "--tag-output");
-    for (const char* w : {"sh", "-c"}) spec.argv.push_back(w);
-    spec.argv.push_back(script);
-    return spec;
-  }
-  if (plan.launcher == "srun")
-    return {{"srun", "--nodes=" + std::to_string(n), "--ntasks=" + std::to_string(n), "--ntasks-per-node=1", "-l",
-             "sh", "-c", script}, plan.env};
-  if (plan.launcher == "mpirun") {
-    std::string hosts;
-    for (const auto& node : plan.nodes) hosts += (hosts.empty() ? "" : ",") + node.hostname;
-    return {{"mpirun", "--host", hosts, "-np", std::to_string(n), "--map-by", "ppr:1:node", "--tag-output", "sh",
-             "-c", script}, plan.env};
-  }
-  return {{"sh", "-c", script}, plan.env};
+  // The launcher's one-task-per-node prefix (with the site's flags), its output tags, the probe.
+  ChildSpec spec{plan.per_node.argv, plan.env};
+  for (const auto& [k, v] : plan.per_node.env) spec.env[k] = v;
+  for (const std::string& f : find_launcher(plan.launcher).per_node_tag_flags()) spec.argv.push_back(f);
+  for (const std::string w : {"sh", "-c"}) spec.argv.push_back(w);
+  spec.argv.push_back(preflight_probe_script());
+  return spec;
 }
 
 std::vector<std::string> split_probe_output(const Plan& plan, const std::string& output) {
   const size_t n = std::max<size_t>(1, plan.nodes.size());
   std::vector<std::string> per_node(n);
-  RankTagStyle style = plan.launcher == "srun" ? RankTagStyle::Srun
-                       : plan.launcher == "mpirun" ? RankTagStyle::Mpirun : RankTagStyle::BySource;
+  const RankTagStyle style = find_launcher(plan.launcher).tag_style();
   auto add = [&](int task, const std::string& line) {
     if (task >= 0 && size_t(task) < n) per_node[size_t(task)] += line + "\n";
   };
-  if (style == RankTagStyle::Mpirun) {
+  if (style == RankTagStyle::OpenMpi) {
     MpirunDemux d(add);
     d.feed(output);
     d.finish();

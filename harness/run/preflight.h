@@ -1,6 +1,7 @@
 // Preflight on every node before the first experiment: processes already on the GPUs, processes
 // pinned to CPUs our ranks are bound to, leftover enroot/pyxis containers, low free memory.
-// One probe script runs per node (local: sh; srun/mpirun: one task per node) and prints tagged lines.
+// One probe script runs per node through the launcher's per-node prefix (Plan::per_node: here, or
+// one task per node) with the launcher's output tags, and prints tagged lines.
 #pragma once
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ struct PreflightReport {
   std::vector<std::string> notes;  // probes that could not run (no nvidia-smi, node unreachable)
 };
 
-// The probe script and the per-launcher command that runs it once per node.
+// The probe script and the command that runs it once per node.
 std::string preflight_probe_script();
 ChildSpec preflight_command(const Plan& plan);
 

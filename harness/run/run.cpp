@@ -12,9 +12,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/launch/launcher.h"
 #include "harness/run/cache_clear.h"
 #include "harness/run/capture.h"
-#include "harness/run/launcher_failure.h"
 #include "harness/run/output_router.h"
 #include "harness/run/output_tree.h"
 #include "harness/run/plots.h"
@@ -36,7 +36,11 @@ Plan load_plan_for_resume(const std::string& outdir) {
   if (!in) throw std::runtime_error(path + ": cannot read (is " + outdir + " the output directory of a set?)");
   json j = json::parse(in, nullptr, false);
   if (j.is_discarded()) throw std::runtime_error(path + ": not valid JSON");
-  return Plan::from_json(j);
+  try {
+    return Plan::from_json(j);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(path + ": not a plan this harness can read (written by another version?): " + e.what());
+  }
 }
 
 namespace {
@@ -48,18 +52,6 @@ std::string system_dir_name(const Plan& plan) {
   for (char& c : s)
     if (c == '/' || c == ' ') c = '_';
   return s;
-}
-
-// The path the trainer reads its config from: plan.run_config_file, else the argument of --config
-// in the launch command.
-std::string config_path_in_launch(const Plan& plan, const std::string& root) {
-  if (!plan.run_config_file.empty()) return plan.run_config_file;
-  const auto& a = plan.launch.argv;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] == "--config" && i + 1 < a.size()) return a[i + 1];
-    if (a[i].rfind("--config=", 0) == 0) return a[i].substr(9);
-  }
-  return root + "/run.yaml";
 }
 
 std::string mllog_only(const std::string& text) {
@@ -76,22 +68,11 @@ std::string mllog_only(const std::string& text) {
   return out;
 }
 
-double target_accuracy(const Plan& plan) {
-  const json& c = plan.trainer_config;
-  if (c.contains("stopping") && c["stopping"].is_object() && c["stopping"].contains("target_accuracy") &&
-      c["stopping"]["target_accuracy"].is_number())
-    return c["stopping"]["target_accuracy"].get<double>();
-  return 0.72;
-}
-
-// The trainer's file rendezvous of local launches: emptied before each experiment so no rank
-// meets a leftover of the previous one. Only inside the output tree.
+// The ranks' file rendezvous: emptied before each experiment so no rank meets a leftover of the
+// previous one. Only inside the output tree.
 void reset_rendezvous_dir(const Plan& plan, const std::string& root) {
-  const json& c = plan.trainer_config;
-  if (!c.contains("run") || !c["run"].is_object() || !c["run"].contains("rendezvous_dir") ||
-      !c["run"]["rendezvous_dir"].is_string())
-    return;
-  fs::path dir = fs::weakly_canonical(c["run"]["rendezvous_dir"].get<std::string>());
+  if (plan.rendezvous_dir.empty()) return;
+  fs::path dir = fs::weakly_canonical(plan.rendezvous_dir);
   fs::path base = fs::weakly_canonical(root);
   auto rel = dir.lexically_relative(base);
   if (dir.empty() || rel.empty() || rel.string().rfind("..", 0) == 0 || rel == ".") return;
@@ -103,9 +84,8 @@ void reset_rendezvous_dir(const Plan& plan, const std::string& root) {
 class SetRunner {
  public:
   SetRunner(const Plan& plan, const RunOptions& opts)
-      : plan_(plan), opts_(opts),
-        display_(stdout, opts.progress_tty, plan.experiment.nexp,
-                 target_accuracy(plan)) {}
+      : plan_(plan), launcher_(find_launcher(plan.launcher)), opts_(opts),
+        display_(stdout, opts.progress_tty, plan.experiment.nexp, plan.target_accuracy) {}
 
   int run();
 
@@ -128,13 +108,13 @@ class SetRunner {
   std::string rel(const std::string& p) const { return fs::relative(p, tree_.root).string(); }
 
   const Plan& plan_;
+  const Launcher& launcher_;
   RunOptions opts_;
   SignalWatch signals_;
   OutputTree tree_;
   SetState state_;
   ProgressDisplay display_;
   std::vector<std::string> preflight_lines_;
-  std::string config_path_;
   double walltime_s_ = 0;
   std::string fatal_;  // set when the set cannot go on (state cannot be saved)
 };
@@ -180,7 +160,6 @@ int SetRunner::run() {
   } catch (const std::exception& e) {
     return fail_usage(e.what());
   }
-  config_path_ = config_path_in_launch(plan_, tree_.root);
 
   if (!run_setup() || !preflight()) {
     if (!signals_.received()) return 2;
@@ -300,7 +279,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   reset_rendezvous_dir(plan_, tree_.root);
   try {
     write_file_atomic(tree_.config(i), cfg.dump(2) + "\n");
-    write_file_atomic(config_path_, cfg.dump(2) + "\n");
+    write_file_atomic(plan_.run_config_file, cfg.dump(2) + "\n");
   } catch (const std::exception& ex) {
     e.status = ExpStatus::Failed;
     e.message = ex.what();
@@ -338,22 +317,21 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   std::vector<ChildSpec> procs;
   std::map<std::string, std::string> base_env = plan_.env;
   for (const auto& [k, v] : plan_.launch.env) base_env[k] = v;
-  RankTagStyle style = RankTagStyle::BySource;
-  if (plan_.launcher == "local" && !plan_.nodes.empty()) {
-    for (const auto& r : plan_.nodes.front().ranks) {
+  const std::vector<RankPlan> no_ranks;
+  const std::vector<RankPlan>& ranks = plan_.nodes.empty() ? no_ranks : plan_.nodes.front().ranks;
+  if (launcher_.starts_each_rank()) {
+    for (const auto& r : ranks) {
       ChildSpec s{plan_.launch.argv, base_env};
       for (const auto& [k, v] : r.env) s.env[k] = v;
       procs.push_back(std::move(s));
     }
   } else {
     procs.push_back({plan_.launch.argv, base_env});
-    style = plan_.launcher == "srun" ? RankTagStyle::Srun
-            : plan_.launcher == "mpirun" ? RankTagStyle::Mpirun : RankTagStyle::BySource;
   }
-  OutputRouter router(log_fd, ranks_fd, style, [this](const std::string& l) { display_.on_line(l); });
+  OutputRouter router(log_fd, ranks_fd, launcher_.tag_style(), [this](const std::string& l) { display_.on_line(l); });
   log_command("launch", plan_.launch);
-  if (style == RankTagStyle::BySource)
-    for (const auto& r : plan_.nodes.empty() ? std::vector<RankPlan>{} : plan_.nodes.front().ranks) {
+  if (launcher_.starts_each_rank())
+    for (const auto& r : ranks) {
       Command env_only;
       env_only.env = r.env;
       log_command("  rank " + std::to_string(r.global_rank), env_only);
@@ -361,17 +339,15 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   StepOptions so;
   so.term_grace_s = opts_.term_grace_s;
   so.walltime_s = walltime_s_;
-  // srun exits at SIGTERM without passing it on (its tasks run on, their output is lost); inside an
-  // allocation `scancel --signal=TERM JOBID` signals every step but the batch one: our training step.
-  const char* job = std::getenv("SLURM_JOB_ID");
-  if (plan_.launcher == "srun" && job && *job) {
-    const std::string jobid = job;
-    so.stop_ranks = [this, jobid] {
+  // When SIGTERM to the launched process would not reach the ranks, the launcher's stop command asks them.
+  if (std::vector<std::string> stop = launcher_.stop_command(process_environment()); !stop.empty()) {
+    so.stop_ranks = [this, stop] {
       Command sc;
-      sc.argv = {"scancel", "--signal=TERM", jobid};
+      sc.argv = stop;
       log_command("stop", sc);
       Captured c = run_capture({sc.argv, {}}, 15);
-      if (!c.ok()) display_.print("warning: `" + sc.shell() + "` failed (" + c.describe() + "); sending SIGTERM to srun");
+      if (!c.ok())
+        display_.print("warning: `" + sc.shell() + "` failed (" + c.describe() + "); sending SIGTERM to " + plan_.launcher);
       return c.ok();
     };
   }
@@ -404,14 +380,9 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       break;
     case StepOutcome::ProcessFailed: {
       e.status = ExpStatus::Failed;
-      if (plan_.launcher == "local") {
-        e.failed_rank = step.failed_process;
-        e.exit_status = describe_wait_status(step.wait_status);
-      } else {
-        LauncherFailure lf = parse_launcher_failure(log_text);
-        e.failed_rank = lf.rank;
-        e.exit_status = lf.status.empty() ? plan_.launcher + " " + describe_wait_status(step.wait_status) : lf.status;
-      }
+      const RankFailure f = launcher_.read_failure(log_text, step.failed_process, describe_wait_status(step.wait_status));
+      e.failed_rank = f.rank;
+      e.exit_status = f.status;
       e.message = (e.failed_rank >= 0 ? "rank " + std::to_string(e.failed_rank) : std::string("a rank")) +
                   " failed with " + e.exit_status + "; the other ranks were stopped";
       break;
@@ -511,7 +482,7 @@ int SetRunner::finish() {
   try {
     in.plots = render_plots(tree_.plots_dir(), curves, times, in.score ? in.score->dropped : 0,
                             in.score ? in.score->olympic_minutes : std::nullopt,
-                            target_accuracy(plan_));
+                            plan_.target_accuracy);
   } catch (const std::exception& ex) {
     in.plots.note = ex.what();
   }

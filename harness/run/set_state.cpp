@@ -98,7 +98,7 @@ SetState load_state(const std::string& path) {
   try {
     return SetState::from_json(ojson::parse(text));
   } catch (const std::exception& e) {
-    throw OutputError(path + ": not a valid state file: " + e.what());
+    throw UserError(path + ": not a valid state file: " + e.what());
   }
 }
 

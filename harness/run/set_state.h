@@ -48,7 +48,7 @@ struct SetState {
   static SetState from_json(const nlohmann::ordered_json& j);  // throws std::runtime_error on bad content
 };
 
-void save_state(const std::string& path, const SetState& s);   // atomic; throws OutputError
-SetState load_state(const std::string& path);                   // throws OutputError with the path
+void save_state(const std::string& path, const SetState& s);   // atomic; throws UserError
+SetState load_state(const std::string& path);                   // throws UserError with the path
 
 }  // namespace bert::harness

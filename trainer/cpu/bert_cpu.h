@@ -6,15 +6,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/user_error.h"
+
 #include "trainer/data/batch.h"
 #include "trainer/model/forward_types.h"
 #include "trainer/model/params.h"
 
 namespace bert::cpu {
 
-// trainer/main.cpp catches the batch error by this name (that file changes with the issue-13
-// architecture step, which can drop this line).
-using model::BatchError;
 
 class BertCpu {
  public:

@@ -5,11 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/user_error.h"
+
 namespace bert::data {
 
-class DataError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using DataError = bert::UserError;
 
 }  // namespace bert::data

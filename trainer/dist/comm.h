@@ -19,9 +19,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/user_error.h"
+
 namespace bert::dist {
 
-struct DistError : std::runtime_error { using std::runtime_error::runtime_error; };
+using DistError = bert::UserError;  // a user-caused bootstrap or collective failure
 
 struct ProcessInfo {
   int rank = 0, size = 1, local_rank = 0, local_size = 1, node = 0, num_nodes = 1;

@@ -4,10 +4,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/user_error.h"
+
 namespace bert::model {
 
 // A user-caused model problem (bad bert_config.json, checkpoint that does not match the model).
-struct ModelError : std::runtime_error { using std::runtime_error::runtime_error; };
+using ModelError = bert::UserError;
 
 struct BertConfig {
   int vocab_size = 30522;

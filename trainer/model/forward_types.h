@@ -2,13 +2,14 @@
 // (trainer/cpu/bert_cpu.h) and the CUDA model (trainer/cuda/cuda_model.h).
 #pragma once
 #include <cstdint>
-#include <stdexcept>
+
+#include "common/user_error.h"
 
 namespace bert::model {
 
 // A batch that does not fit the model (token id >= vocab, position >= max_position, ...) or the
 // buffers a CUDA model was sized for; also a model the CUDA kernels cannot run (head dim != 64, ...).
-struct BatchError : std::runtime_error { using std::runtime_error::runtime_error; };
+using BatchError = bert::UserError;
 
 struct DropoutContext {
   bool enabled = false;     // training: true; eval and reference tests: false

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
                                     {"binding", b},
                                     {"env", ojson{{"RANK", std::to_string(b.local_rank)}}}});
     std::ofstream(out) << ojson{{"nodes", ojson::array({node})}}.dump(2) << "\n";
-  } catch (const BindingError& e) {
+  } catch (const bert::UserError& e) {
     std::cerr << e.field << ": " << e.what() << "\n";
     return 2;
   }

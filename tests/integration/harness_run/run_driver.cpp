@@ -82,8 +82,11 @@ int main(int argc, char** argv) {
     plan.setup.push_back(setup);
   }
   plan.launch.argv = launch;
-  plan.trainer_config = {{"stopping", {{"target_accuracy", 0.72}}},
-                         {"run", {{"seed", 0}, {"rendezvous_dir", out + "/rendezvous"}}},
+  plan.run_config_file = out + "/run.yaml";
+  plan.rendezvous_dir = out + "/rendezvous";
+  plan.target_accuracy = 0.72;
+  plan.trainer_config = {{"stopping", {{"target_accuracy", plan.target_accuracy}}},
+                         {"run", {{"seed", 0}, {"rendezvous_dir", plan.rendezvous_dir}}},
                          {"submission", {{"submission_division", "closed"}}}};
   plan.system_json = {{"submitter", "TEST"}, {"division", "closed"}, {"status", "Available on-premise"},
                       {"system_name", "TESTSYS"}, {"number_of_nodes", std::to_string(nodes)}};

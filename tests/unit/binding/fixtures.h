@@ -64,12 +64,12 @@ inline std::vector<int> gpu_numas(const NodeTopology& t) {
   return out;
 }
 
-// The BindingError's field and message, or ("", "") when `f` does not throw one.
+// The UserError's field and message, or ("", "") when `f` does not throw one.
 template <typename F>
 std::pair<std::string, std::string> binding_error(F&& f) {
   try {
     f();
-  } catch (const BindingError& e) {
+  } catch (const UserError& e) {
     return {e.field, e.what()};
   }
   return {"", ""};

@@ -1,4 +1,4 @@
-// Every user-caused topology/binding problem is one BindingError naming the field.
+// Every user-caused topology/binding problem is one UserError naming the field.
 #include <doctest/doctest.h>
 
 #include <cstdio>

@@ -16,7 +16,7 @@ TEST_CASE("cpu lists: parse and format round trip") {
   CHECK(format_list({84, 85, 86, 180}) == "84-86,180");
 }
 
-TEST_CASE("cpu lists: bad syntax is a BindingError naming the field and the bad part") {
+TEST_CASE("cpu lists: bad syntax is a UserError naming the field and the bad part") {
   for (const char* bad : {"abc", "1-", "-3", "3-1", "1,,2", "0x3", "1-2-3", "99999999"}) {
     auto [field, msg] = binding_error([&] { parse_list(bad, "binding.cpu_map[2]"); });
     INFO(bad << " -> " << msg);

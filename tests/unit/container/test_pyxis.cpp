@@ -1,43 +1,56 @@
 #include <doctest/doctest.h>
 
-#include "container/pyxis.h"
+#include "container/runtime.h"
 
 using namespace bert::container;
 
 namespace {
-PyxisOptions base() {
-  PyxisOptions o;
+const Runtime& pyxis() {
+  const Runtime* r = find_runtime("pyxis");
+  REQUIRE(r != nullptr);
+  return *r;
+}
+ContainerSpec base() {
+  ContainerSpec o;
   o.image = "/mnt/sqsh/bert.sqsh";
   o.name = "bert_123";
   return o;
 }
-std::string field_of(const PyxisOptions& o) {
+std::string field_of(const ContainerSpec& o) {
   try {
-    validate(o);
-  } catch (const PyxisError& e) {
+    pyxis().validate(o);
+  } catch (const bert::UserError& e) {
     return e.field + ": " + e.what();
   }
   return "";
 }
 }  // namespace
 
+TEST_CASE("pyxis is found by name, enters through srun and wraps nothing") {
+  CHECK(std::string(pyxis().name()) == "pyxis");
+  CHECK(std::string(pyxis().launcher()) == "srun");
+  CHECK(pyxis().command_prefix(base()).empty());
+  CHECK(find_runtime("no-such-runtime") == nullptr);
+  CHECK(runtime_names() == std::vector<std::string>{"pyxis"});
+}
+
 TEST_CASE("import flags: image + name") {
-  CHECK(import_flags(base()) == std::vector<std::string>{"--container-image=/mnt/sqsh/bert.sqsh", "--container-name=bert_123"});
-  PyxisOptions o = base();
+  CHECK(pyxis().setup_words(base()) == std::vector<std::string>{"--container-image=/mnt/sqsh/bert.sqsh", "--container-name=bert_123"});
+  ContainerSpec o = base();
   o.image = "nvcr.io#nvidia/pytorch:24.04-py3";
-  CHECK(import_flags(o)[0] == "--container-image=nvcr.io#nvidia/pytorch:24.04-py3");
+  CHECK(pyxis().setup_words(o)[0] == "--container-image=nvcr.io#nvidia/pytorch:24.04-py3");
   o.image = "docker://ubuntu:22.04";
-  CHECK_NOTHROW(validate(o));
+  CHECK_NOTHROW(pyxis().validate(o));
 }
 
 TEST_CASE("run flags: mounts, workdir, env, switches") {
-  PyxisOptions o = base();
+  ContainerSpec o = base();
   o.mounts = {{"/data/a", "/workspace/data", "", "m0"}, {"/dev/infiniband", "", "", "m1"}, {"/ro", "/ro_in", "ro+rprivate", "m2"}};
   o.workdir = "/workspace/bert";
   o.env = {"MASTER_ADDR", "MASTER_PORT"};
   o.remap_root = true;
   o.writable = true;
-  CHECK(run_flags(o) == std::vector<std::string>{"--container-name=bert_123",
+  CHECK(pyxis().launcher_flags(o) == std::vector<std::string>{"--container-name=bert_123",
                                                  "--container-mounts=/data/a:/workspace/data,/dev/infiniband,/ro:/ro_in:ro+rprivate",
                                                  "--container-workdir=/workspace/bert",
                                                  "--container-env=MASTER_ADDR,MASTER_PORT",
@@ -46,11 +59,11 @@ TEST_CASE("run flags: mounts, workdir, env, switches") {
                                                  "--container-writable"});
   o = base();
   o.mount_home = true;
-  CHECK(run_flags(o) == std::vector<std::string>{"--container-name=bert_123"});
+  CHECK(pyxis().launcher_flags(o) == std::vector<std::string>{"--container-name=bert_123"});
 }
 
 TEST_CASE("mount validation names the field") {
-  PyxisOptions o = base();
+  ContainerSpec o = base();
   o.mounts = {{"data/rel", "/x", "", "benchmark.data.train_dir"}};
   CHECK(field_of(o) == "benchmark.data.train_dir: mount source path 'data/rel' is not absolute");
   o.mounts = {{"/a,b", "/x", "", "container.mounts[0]"}};
@@ -64,7 +77,7 @@ TEST_CASE("mount validation names the field") {
 }
 
 TEST_CASE("image, name, workdir and env validation") {
-  PyxisOptions o = base();
+  ContainerSpec o = base();
   o.image = "";
   CHECK(field_of(o) == "container.image: container image is empty");
   o.image = "a b";

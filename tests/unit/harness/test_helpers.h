@@ -1,17 +1,17 @@
-// Test helpers: a temp directory with small files (removed at scope exit), and the message of a ConfigError.
+// Test helpers: a temp directory with small files (removed at scope exit), and the message of a UserError.
 #pragma once
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "harness/config/error.h"
+#include "common/user_error.h"
 
-// The message of the ConfigError `f` throws ("" when it does not throw).
+// The message of the UserError `f` throws ("" when it does not throw).
 template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const bert::harness::ConfigError& e) {
+  } catch (const bert::UserError& e) {
     return e.what();
   }
   return "";

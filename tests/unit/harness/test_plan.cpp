@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "harness/plan/build_plan.h"
+#include "harness/plan/seeds.h"
 #include "test_helpers.h"
 
 using namespace bert::harness;

@@ -33,9 +33,9 @@ TEST_CASE("prepare creates the tree, refuses an impossible place and a too-full 
   { std::ofstream("tree_test/file") << "x"; }
   OutputTree bad = t;
   bad.root = "tree_test/file/out";
-  CHECK_THROWS_WITH_AS(prepare_output_tree(bad, 0), doctest::Contains("tree_test/file/out: cannot create"), OutputError);
+  CHECK_THROWS_WITH_AS(prepare_output_tree(bad, 0), doctest::Contains("tree_test/file/out: cannot create"), bert::UserError);
   CHECK_THROWS_WITH_AS(prepare_output_tree(t, ~0ull), doctest::Contains("MiB free on the output file system"),
-                       OutputError);
+                       bert::UserError);
   fs::remove_all("tree_test");
 }
 
@@ -45,5 +45,5 @@ TEST_CASE("atomic write replaces the file and leaves no temporary behind") {
   CHECK(read_file("atomic_test.txt") == "two");
   CHECK_FALSE(fs::exists("atomic_test.txt.tmp"));
   fs::remove("atomic_test.txt");
-  CHECK_THROWS_AS(write_file_atomic("no/such/dir/f.txt", "x"), OutputError);
+  CHECK_THROWS_AS(write_file_atomic("no/such/dir/f.txt", "x"), bert::UserError);
 }

@@ -51,21 +51,30 @@ TEST_CASE("low free memory is reported") {
   CHECK(f[0].what == "only 97 MiB of 976 MiB memory available");
 }
 
-TEST_CASE("per-node probe commands and output splitting") {
+TEST_CASE("the probe runs through the plan's per-node prefix with the launcher's tags; output split per node") {
   Plan p;
   p.launcher = "srun";
   p.nodes = {node("a"), node("b")};
+  p.env = {{"NCCL_DEBUG", "WARN"}};
+  p.per_node.argv = {"srun", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1", "--exclusive"};
+  p.per_node.env = p.env;
   auto cmd = preflight_command(p);
-  REQUIRE(cmd.argv.size() > 5);
-  CHECK(cmd.argv[0] == "srun");
-  CHECK(cmd.argv[4] == "-l");
+  REQUIRE(cmd.argv.size() == 9);
+  CHECK(std::vector<std::string>(cmd.argv.begin(), cmd.argv.begin() + 8) ==
+        std::vector<std::string>{"srun", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1", "--exclusive", "-l", "sh", "-c"});
+  CHECK(cmd.argv[8] == preflight_probe_script());
+  CHECK(cmd.env.at("NCCL_DEBUG") == "WARN");
   auto parts = split_probe_output(p, "0: online 0-1\n1: online 0-3\nsrun: warning\n");
   CHECK(parts == std::vector<std::string>{"online 0-1\n", "online 0-3\n"});
   p.launcher = "mpirun";
+  p.per_node.argv = {"mpirun", "-np", "2", "--map-by", "ppr:1:node", "--bind-to", "none", "--host", "a:1,b:1"};
   cmd = preflight_command(p);
-  CHECK(cmd.argv[2] == "a,b");
+  CHECK(cmd.argv[9] == "--tag-output");
+  CHECK(split_probe_output(p, "[1,1]<stdout>:online 0-3\n[1,0]<stdout>:online 0-1\n") ==
+        std::vector<std::string>{"online 0-1\n", "online 0-3\n"});
   p.launcher = "local";
-  CHECK(preflight_command(p).argv[0] == "sh");
+  p.per_node = {};
+  CHECK(preflight_command(p).argv == std::vector<std::string>{"sh", "-c", preflight_probe_script()});
 }
 
 TEST_CASE("the probe runs here and reports this machine") {

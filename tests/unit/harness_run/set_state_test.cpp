@@ -50,9 +50,9 @@ TEST_CASE("which experiments a resume keeps") {
 TEST_CASE("a damaged state file is an error naming the file") {
   { std::ofstream("bad_state.json") << "{\"system\": 1}"; }
   CHECK_THROWS_WITH_AS(load_state("bad_state.json"), doctest::Contains("bad_state.json: not a valid state file"),
-                       OutputError);
+                       bert::UserError);
   { std::ofstream("bad_state.json") << R"({"system":"S","datestamp":"d","nexp":1,"experiments":[{"index":1,"seed":1,"status":"done"}]})"; }
   CHECK_THROWS_WITH(load_state("bad_state.json"), doctest::Contains("unknown experiment status 'done'"));
   std::remove("bad_state.json");
-  CHECK_THROWS_AS(load_state("no_such_state.json"), OutputError);
+  CHECK_THROWS_AS(load_state("no_such_state.json"), bert::UserError);
 }

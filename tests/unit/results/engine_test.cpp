@@ -98,5 +98,5 @@ TEST_CASE("unknown benchmark or division: FAIL with a reason, never a crash") {
   auto v = check_log_text(log, {});
   CHECK_FALSE(v.passed);
   CHECK(v.checker_error.find("closed_resnet.yaml") != std::string::npos);
-  CHECK_THROWS_AS(check_log_text(log, CheckOptions{"6.1.0"}), UsageError);
+  CHECK_THROWS_AS(check_log_text(log, CheckOptions{"6.1.0"}), bert::UserError);
 }

@@ -57,7 +57,7 @@ TEST_CASE("a path that is not a regular file is named for what it is, not 'no su
   auto error_of = [](const std::filesystem::path& f) -> std::string {
     try {
       read_file_bytes(f);
-    } catch (const UsageError& e) {
+    } catch (const UserError& e) {
       return e.what();
     }
     return "";

@@ -1,9 +1,44 @@
+#include "harness/plan/plan.h"
+
 #include <stdexcept>
 
 #include "binding/binding_json.h"
-#include "harness/plan/plan.h"
 
 namespace bert::harness {
+namespace {
+
+bool needs_quotes(const std::string& s) {
+  if (s.empty()) return true;
+  for (char c : s) {
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                c == '.' || c == '/' || c == ',' || c == ':' || c == '=' || c == '+' || c == '@' || c == '%';
+    if (!safe) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& s) {
+  if (!needs_quotes(s)) return s;
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string Command::shell() const {
+  std::string out;
+  for (const auto& [k, v] : env) out += k + "=" + shell_quote(v) + " ";
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (i) out += ' ';
+    out += shell_quote(argv[i]);
+  }
+  return out;
+}
+
 
 const char* cache_policy_name(CachePolicy p) {
   switch (p) {
@@ -45,10 +80,13 @@ json Plan::to_json() const {
   j["config_name"] = config_name;
   j["system_name"] = system_name;
   j["launcher"] = launcher;
+  j["mpi"] = mpi;
   j["num_nodes"] = num_nodes;
   j["ranks_per_node"] = ranks_per_node;
   j["world_size"] = world_size;
   j["env"] = env;
+  j["binding"] = {{"cpu", binding.cpu}, {"mem", binding.mem}, {"unit", binding.unit}};
+  j["container"] = {{"runtime", container.runtime}, {"image", container.image}};
   j["experiment"] = {{"nexp", experiment.nexp},
                      {"cache_clear", cache_policy_name(experiment.cache_clear)},
                      {"cache_clear_sudo", experiment.cache_clear_sudo},
@@ -58,10 +96,14 @@ json Plan::to_json() const {
                      {"output_dir", experiment.output_dir},
                      {"ruleset", experiment.ruleset},
                      {"division", experiment.division}};
+  j["target_accuracy"] = target_accuracy;
+  j["rendezvous_dir"] = rendezvous_dir;
   json setup_j = json::array();
   for (const Command& c : setup) setup_j.push_back(command_json(c));
   j["setup"] = std::move(setup_j);
+  j["per_node"] = command_json(per_node);
   j["cache_clear"] = command_json(cache_clear);
+  j["trainer"] = command_json(trainer);
   j["launch"] = command_json(launch);
   j["plan_file"] = plan_file;
   j["run_config_file"] = run_config_file;
@@ -90,10 +132,17 @@ Plan Plan::from_json(const json& j) {
   j.at("config_name").get_to(p.config_name);
   j.at("system_name").get_to(p.system_name);
   j.at("launcher").get_to(p.launcher);
+  j.at("mpi").get_to(p.mpi);
   j.at("num_nodes").get_to(p.num_nodes);
   j.at("ranks_per_node").get_to(p.ranks_per_node);
   j.at("world_size").get_to(p.world_size);
   p.env = j.at("env").get<std::map<std::string, std::string>>();
+  const json& b = j.at("binding");
+  b.at("cpu").get_to(p.binding.cpu);
+  b.at("mem").get_to(p.binding.mem);
+  b.at("unit").get_to(p.binding.unit);
+  j.at("container").at("runtime").get_to(p.container.runtime);
+  j.at("container").at("image").get_to(p.container.image);
   const json& e = j.at("experiment");
   e.at("nexp").get_to(p.experiment.nexp);
   p.experiment.cache_clear = cache_from(e.at("cache_clear").get<std::string>());
@@ -104,11 +153,15 @@ Plan Plan::from_json(const json& j) {
   e.at("output_dir").get_to(p.experiment.output_dir);
   e.at("ruleset").get_to(p.experiment.ruleset);
   e.at("division").get_to(p.experiment.division);
+  j.at("target_accuracy").get_to(p.target_accuracy);
+  j.at("rendezvous_dir").get_to(p.rendezvous_dir);
   for (const json& c : j.at("setup")) p.setup.push_back(command_from(c));
+  p.per_node = command_from(j.at("per_node"));
   p.cache_clear = command_from(j.at("cache_clear"));
+  p.trainer = command_from(j.at("trainer"));
   p.launch = command_from(j.at("launch"));
-  p.plan_file = j.value("plan_file", "");
-  p.run_config_file = j.value("run_config_file", "");
+  j.at("plan_file").get_to(p.plan_file);
+  j.at("run_config_file").get_to(p.run_config_file);
   p.trainer_config = j.at("trainer_config");
   p.system_json = j.at("system_json");
   j.at("warnings").get_to(p.warnings);

@@ -1,0 +1,86 @@
+// How the ranks are started: one type per launcher (local.cpp, srun.cpp, mpirun.cpp) behind this
+// interface, found by the name `launcher.type` gives. A launcher owns everything that differs between
+// launchers: where the nodes are and what they are called, its argv for one task per node (cache clear,
+// container import, preflight) and for the training step, how the rank of an output line is known, how
+// a running step is stopped and how it reports a failed rank. Nothing outside harness/launch/ compares
+// launcher names. Adding one (Flux, PBS) = one file implementing this + its entry in launcher.cpp.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "container/runtime.h"
+#include "harness/config/config.h"
+#include "harness/launch/rank_tags.h"
+
+namespace bert::harness {
+
+using Env = std::map<std::string, std::string>;
+
+struct Hosts {
+  std::vector<std::string> names;  // one per node; empty (or short) when not known before the job runs
+  std::string master_addr;         // rendezvous address ("" = the trainer's default)
+};
+
+// The job the launcher's lines are for.
+struct JobShape {
+  int nodes = 1;
+  int ranks_per_node = 1;
+  int gpus_per_node = 0;
+  Hosts hosts;                     // as find_hosts gave them, master_addr final (launcher.master_addr wins)
+  std::string master_port;
+  Env env;                         // the job-wide environment (the YAML's env:)
+};
+
+struct LaunchLines {
+  std::vector<std::string> per_node;  // argv prefix running one task on every node ([] = here, once)
+  std::vector<std::string> step;      // argv prefix running every rank ([] = the executor starts each rank)
+  std::string mpi;                    // the PMI/MPI plugin type the step asks for ("" = none)
+};
+
+struct RankFailure {
+  int rank = -1;       // -1 = not known
+  std::string status;  // "exit code 2", "Killed", ...
+};
+
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  virtual const char* name() const = 0;
+
+  // ---- planning (harness/plan) ----
+  // The nodes and the rendezvous address, from the system and the process environment (e.g. the
+  // allocation's node list). Throws UserError at the key at fault.
+  virtual Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const = 0;
+  // A node's name when find_hosts could not know it (a dry-run outside the job).
+  virtual std::string placeholder_host(int node) const = 0;
+  // Throws UserError (placed, or naming its key in `field`) for a value the launcher cannot take.
+  virtual LaunchLines lines(const Config& cfg, const JobShape& job) const = 0;
+
+  // ---- running (harness/run) ----
+  virtual RankTagStyle tag_style() const = 0;
+  // Flags that make the per-node prefix tag each task's output lines in tag_style().
+  virtual std::vector<std::string> per_node_tag_flags() const = 0;
+  // The command that asks every rank of a running step to stop, when SIGTERM to the launched process
+  // would not reach them; empty = SIGTERM to the launched process groups is enough.
+  virtual std::vector<std::string> stop_command(const Env& env) const = 0;
+  // Which rank failed and how, from the step's log (the launcher's own messages) and the launched
+  // process that failed first: its index and its wait status in words ("exit status 3").
+  virtual RankFailure read_failure(const std::string& log_text, int process, const std::string& process_status) const = 0;
+
+  // The executor starts each rank itself (one process per rank; a line's rank is its pipe), with the
+  // job-wide environment; otherwise one launcher process stands for every rank and gets that environment.
+  bool starts_each_rank() const { return tag_style() == RankTagStyle::BySource; }
+  // Whether a container runtime can start under this launcher (pyxis only under srun, whose plugin it is).
+  bool can_start(const container::Runtime& rt) const;
+};
+
+// The launcher of this name; throws UserError (field "launcher.type") naming the known ones.
+const Launcher& find_launcher(std::string_view name);
+std::vector<std::string> launcher_names();
+
+// For implementations: throws UserError when the shape has no node or no rank per node.
+void require_shape(const JobShape& job);
+
+}  // namespace bert::harness

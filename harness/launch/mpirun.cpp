@@ -1,0 +1,95 @@
+// Open MPI's mpirun over a host list or hostfile: `mpirun -np N*T --map-by ppr:T:node --bind-to none
+// (--host h:T,... | --hostfile F) -x NAME=VALUE ... --tag-output`, lines tagged "[1,<rank>]<stdout>:".
+#include <regex>
+#include <sstream>
+
+#include "harness/launch/launcher.h"
+
+namespace bert::harness {
+namespace {
+
+class Mpirun final : public Launcher {
+ public:
+  const char* name() const override { return "mpirun"; }
+
+  Hosts find_hosts(const Config& cfg, const Env&, int num_nodes) const override {
+    Hosts h;
+    h.names = cfg.strings("launcher.mpirun.hosts");
+    if (cfg.str("launcher.mpirun.hostfile").empty()) {
+      if (static_cast<int>(h.names.size()) != num_nodes)
+        cfg.fail(h.names.empty() ? "launcher.type" : "launcher.mpirun.hosts",
+                 "mpirun needs launcher.mpirun.hosts with one host per node (" + std::to_string(num_nodes) +
+                     ") or launcher.mpirun.hostfile; got " + std::to_string(h.names.size()) + " host(s)");
+      h.master_addr = h.names.front();
+    }
+    return h;
+  }
+  std::string placeholder_host(int node) const override { return "host-" + std::to_string(node); }
+
+  LaunchLines lines(const Config& cfg, const JobShape& job) const override {
+    require_shape(job);
+    const std::string hostfile = cfg.path("launcher.mpirun.hostfile");
+    // mpirun forwards only what -x names.
+    Env env = job.env;
+    if (!job.hosts.master_addr.empty()) env["MASTER_ADDR"] = job.hosts.master_addr;
+    env["MASTER_PORT"] = job.master_port;
+    auto base = [&](int tasks_per_node) {
+      std::vector<std::string> a{cfg.str("launcher.mpirun.program"), "-np", std::to_string(job.nodes * tasks_per_node),
+                                 "--map-by", "ppr:" + std::to_string(tasks_per_node) + ":node", "--bind-to", "none"};
+      if (!hostfile.empty()) {
+        a.insert(a.end(), {"--hostfile", hostfile});
+      } else {
+        if (static_cast<int>(job.hosts.names.size()) != job.nodes)
+          throw UserError("launcher.mpirun.hosts", "lists " + std::to_string(job.hosts.names.size()) + " hosts for " +
+                                                       std::to_string(job.nodes) + " nodes");
+        std::string list;
+        for (const std::string& h : job.hosts.names) {
+          if (h.empty() || h.find_first_of(",: \t") != std::string::npos)
+            throw UserError("launcher.mpirun.hosts", "host name '" + h + "' is empty or holds ',', ':' or a blank");
+          list += (list.empty() ? "" : ",") + h + ":" + std::to_string(tasks_per_node);
+        }
+        a.insert(a.end(), {"--host", list});
+      }
+      for (const auto& [k, v] : env) a.insert(a.end(), {"-x", k + "=" + v});
+      return a;
+    };
+    const std::vector<std::string> extra = cfg.strings("launcher.mpirun.extra_flags");
+    LaunchLines l;
+    l.per_node = base(1);
+    l.per_node.insert(l.per_node.end(), extra.begin(), extra.end());
+    l.step = base(job.ranks_per_node);
+    l.step.push_back("--tag-output");  // "[1,R]<stdout>:" prefixes: the executor finds rank 0's log
+    l.step.insert(l.step.end(), extra.begin(), extra.end());
+    return l;
+  }
+
+  RankTagStyle tag_style() const override { return RankTagStyle::OpenMpi; }
+  std::vector<std::string> per_node_tag_flags() const override { return {"--tag-output"}; }
+  std::vector<std::string> stop_command(const Env&) const override { return {}; }
+
+  // "Process name: [[51234,1],3]" then "Exit code: 7" (or "Signal: ...").
+  RankFailure read_failure(const std::string& log_text, int, const std::string& process_status) const override {
+    static const std::regex proc(R"(Process name:\s*\[\[\d+,\d+\],(\d+)\])");
+    static const std::regex code(R"(Exit code:\s*(-?\d+))");
+    static const std::regex signal(R"(Signal:\s*(.*)$)");
+    RankFailure f;
+    std::istringstream in(log_text);
+    std::smatch m;
+    for (std::string line; std::getline(in, line) && f.status.empty();) {
+      if (f.rank < 0 && std::regex_search(line, m, proc)) f.rank = std::stoi(m[1]);
+      else if (f.rank >= 0 && std::regex_search(line, m, code)) f.status = "exit code " + std::string(m[1]);
+      else if (f.rank >= 0 && std::regex_search(line, m, signal)) f.status = "signal " + std::string(m[1]);
+    }
+    if (f.status.empty()) f.status = std::string(name()) + " " + process_status;
+    return f;
+  }
+};
+
+}  // namespace
+
+const Launcher& mpirun_launcher() {
+  static const Mpirun l;
+  return l;
+}
+
+}  // namespace bert::harness

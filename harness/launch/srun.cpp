@@ -1,0 +1,104 @@
+// Slurm's srun: inside an allocation the nodes are SLURM_JOB_NODELIST's; the step runs every rank
+// (`srun -l --mpi=M --nodes=N --ntasks=N*T --ntasks-per-node=T ...`, run.sub's flags), lines tagged
+// "<task>: "; a running step is stopped with scancel (srun does not pass SIGTERM on to its tasks).
+#include <regex>
+#include <sstream>
+
+#include "harness/launch/launcher.h"
+#include "slurm/hostlist.h"
+
+namespace bert::harness {
+namespace {
+
+struct SrunFlags {
+  int gres_gpus = 0;  // > 0: --gres=gpu:N on every step (Inventec)
+  std::vector<std::string> extra;
+};
+
+std::vector<std::string> srun_base(const JobShape& job, int tasks_per_node, const SrunFlags& f) {
+  std::vector<std::string> a{"srun", "--nodes=" + std::to_string(job.nodes),
+                             "--ntasks=" + std::to_string(job.nodes * tasks_per_node),
+                             "--ntasks-per-node=" + std::to_string(tasks_per_node)};
+  if (f.gres_gpus > 0) a.push_back("--gres=gpu:" + std::to_string(f.gres_gpus));
+  return a;
+}
+
+class Srun final : public Launcher {
+ public:
+  const char* name() const override { return "srun"; }
+
+  Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const override {
+    Hosts h;
+    // Inside an allocation: the real node names; rank 0 runs on the first (run.sub's MLPERF_SLURM_FIRSTNODE).
+    if (auto it = env.find("SLURM_JOB_NODELIST"); it != env.end() && !it->second.empty()) {
+      auto alloc = slurm::expand_hostlist(it->second);
+      if (!alloc) cfg.fail("nodes.count", "cannot read SLURM_JOB_NODELIST='" + it->second + "'");
+      if (static_cast<int>(alloc->size()) < num_nodes)
+        cfg.fail("nodes.count", std::to_string(num_nodes) + " nodes but the Slurm allocation has " +
+                                    std::to_string(alloc->size()) + " (" + it->second + ")");
+      h.names.assign(alloc->begin(), alloc->begin() + num_nodes);
+      h.master_addr = h.names.front();
+    }
+    if (auto it = env.find("MLPERF_SLURM_FIRSTNODE"); it != env.end() && !it->second.empty()) h.master_addr = it->second;
+    return h;
+  }
+  std::string placeholder_host(int node) const override { return "slurm-node-" + std::to_string(node); }
+
+  LaunchLines lines(const Config& cfg, const JobShape& job) const override {
+    require_shape(job);
+    SrunFlags f;
+    f.gres_gpus = cfg.flag("launcher.srun.gres_every_step") ? job.gpus_per_node : 0;
+    f.extra = cfg.strings("launcher.srun.extra_flags");
+    LaunchLines l;
+    l.mpi = cfg.str("launcher.srun.mpi");
+    // One task per node (cache clear, container import): no --mpi, no -l, no --time.
+    l.per_node = srun_base(job, 1, f);
+    l.per_node.insert(l.per_node.end(), f.extra.begin(), f.extra.end());
+    l.step = srun_base(job, job.ranks_per_node, f);
+    l.step.insert(l.step.begin() + 1, "--mpi=" + l.mpi);
+    if (cfg.flag("launcher.srun.label")) l.step.insert(l.step.begin() + 1, "-l");
+    if (cfg.flag("launcher.srun.kill_on_bad_exit")) l.step.push_back("--kill-on-bad-exit=1");
+    // Our `bind` places each rank; Slurm's own task binding would shrink the allowed set under it.
+    l.step.push_back("--cpu-bind=none");
+    if (!cfg.str("launcher.srun.time_per_run").empty()) l.step.push_back("--time=" + cfg.str("launcher.srun.time_per_run"));
+    l.step.insert(l.step.end(), f.extra.begin(), f.extra.end());
+    return l;
+  }
+
+  RankTagStyle tag_style() const override { return RankTagStyle::TaskPrefix; }
+  std::vector<std::string> per_node_tag_flags() const override { return {"-l"}; }
+
+  // Inside an allocation `scancel --signal=TERM JOBID` signals every step but the batch one: our
+  // training step (srun itself exits at SIGTERM without passing it on; its tasks would run on).
+  std::vector<std::string> stop_command(const Env& env) const override {
+    auto it = env.find("SLURM_JOB_ID");
+    if (it == env.end() || it->second.empty()) return {};
+    return {"scancel", "--signal=TERM", it->second};
+  }
+
+  // "srun: error: dgx-03: task 5: Exited with exit code 2" (or "tasks 2-3: Killed").
+  RankFailure read_failure(const std::string& log_text, int, const std::string& process_status) const override {
+    static const std::regex task(R"(srun: error: [^:]*: tasks? (\d+)(?:-\d+)?: (.*)$)");
+    RankFailure f;
+    std::istringstream in(log_text);
+    std::smatch m;
+    for (std::string line; std::getline(in, line);) {
+      if (!std::regex_search(line, m, task)) continue;
+      f.rank = std::stoi(m[1]);
+      f.status = m[2];
+      if (f.status.rfind("Exited with ", 0) == 0) f.status.erase(0, 12);
+      break;
+    }
+    if (f.status.empty()) f.status = std::string(name()) + " " + process_status;
+    return f;
+  }
+};
+
+}  // namespace
+
+const Launcher& srun_launcher() {
+  static const Srun l;
+  return l;
+}
+
+}  // namespace bert::harness

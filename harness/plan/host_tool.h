@@ -1,0 +1,13 @@
+// Where this build's own programs (bind, trainer, bert-data) are on the host.
+#pragma once
+#include <string>
+
+namespace bert::harness {
+
+// The directory of the running executable (/proc/self/exe).
+std::string executable_dir();
+// A host tool: bin_dir/name when bin_dir is given, else found next to this executable (or in bin/
+// below it, or one level up from a bin/ it sits in: build trees).
+std::string host_tool(const std::string& bin_dir, const std::string& name);
+
+}  // namespace bert::harness

@@ -1,0 +1,19 @@
+// The trainer's run config (trainer/run_config.h keys) the Plan carries and the executor writes.
+#pragma once
+#include "harness/config/config.h"
+#include "harness/plan/plan.h"
+
+namespace bert::harness {
+
+// What the harness resolves itself; every other key comes from its benchmark.* YAML key.
+struct TrainerInputs {
+  std::string train_dir, eval_file, checkpoint;  // as the trainer sees them (container paths inside a container)
+  std::string rendezvous_dir;                    // local launches only
+  std::string backend;                           // cpu | cuda (auto resolved)
+  std::string precision;                         // fp32 (cpu) | bf16 (cuda) (auto resolved)
+  bool clip_after_allreduce = false;             // always on the cuda backend
+};
+
+json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInputs& in);
+
+}  // namespace bert::harness
