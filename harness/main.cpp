@@ -2,8 +2,6 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cmath>
-#include <cstdio>
 #include <iostream>
 
 #include "harness/config/config.h"
@@ -73,15 +71,7 @@ void print_schema() {
   std::cout << "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
   for (const SchemaEntry& e : schema()) {
     std::string allowed;
-    if (e.type == ValueType::Int || e.type == ValueType::Float || e.type == ValueType::IntOrAuto) {
-      auto num = [](double v) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%g", v);
-        return std::string(b);
-      };
-      if (std::isfinite(e.min)) allowed += (e.min_open ? "> " : ">= ") + num(e.min);
-      if (std::isfinite(e.max)) allowed += (allowed.empty() ? "" : ", ") + std::string(e.max_open ? "< " : "<= ") + num(e.max);
-    }
+    if (e.type == ValueType::Int || e.type == ValueType::Float || e.type == ValueType::IntOrAuto) allowed = e.range.describe();
     std::string type = type_name(e);
     if (e.type == ValueType::Enum) {
       allowed = type.substr(7);  // after "one of "

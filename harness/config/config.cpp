@@ -56,17 +56,8 @@ bool parse_bool(const std::string& s, bool& out) {
   return false;
 }
 
-std::string fmt_num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 void check_range(const SchemaEntry& e, double v, const Tree& t) {
-  bool low = e.min_open ? !(v > e.min) : !(v >= e.min);
-  bool high = e.max_open ? !(v < e.max) : !(v <= e.max);
-  if (low) throw UserError(t.loc, e.path, "must be " + std::string(e.min_open ? "> " : ">= ") + fmt_num(e.min) + ", got " + t.scalar);
-  if (high) throw UserError(t.loc, e.path, "must be " + std::string(e.max_open ? "< " : "<= ") + fmt_num(e.max) + ", got " + t.scalar);
+  if (std::string problem = e.range.problem(v, t.scalar); !problem.empty()) throw UserError(t.loc, e.path, problem);
 }
 
 void check_scalar(const SchemaEntry& e, const Tree& t) {

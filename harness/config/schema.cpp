@@ -3,20 +3,47 @@
 #include <algorithm>
 #include <set>
 
+#include "trainer/run_config_keys.h"
+
 namespace bert::harness {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 using V = ValueType;
 
-SchemaEntry str(std::string p, std::string def, std::string doc) { return {std::move(p), V::String, std::move(def), -kInf, kInf, false, false, {}, std::move(doc)}; }
-SchemaEntry boolean(std::string p, std::string def, std::string doc) { return {std::move(p), V::Bool, std::move(def), -kInf, kInf, false, false, {}, std::move(doc)}; }
-SchemaEntry integer(std::string p, std::string def, double lo, double hi, std::string doc) { return {std::move(p), V::Int, std::move(def), lo, hi, false, false, {}, std::move(doc)}; }
-SchemaEntry real(std::string p, std::string def, double lo, double hi, bool lo_open, bool hi_open, std::string doc) { return {std::move(p), V::Float, std::move(def), lo, hi, lo_open, hi_open, {}, std::move(doc)}; }
-SchemaEntry oneof(std::string p, std::string def, std::vector<std::string> c, std::string doc) { return {std::move(p), V::Enum, std::move(def), -kInf, kInf, false, false, std::move(c), std::move(doc)}; }
-SchemaEntry list(std::string p, V t, std::string doc) { return {std::move(p), t, "", -kInf, kInf, false, false, {}, std::move(doc)}; }
+SchemaEntry str(std::string p, std::string def, std::string doc) { return {std::move(p), V::String, std::move(def), {}, {}, std::move(doc)}; }
+SchemaEntry boolean(std::string p, std::string def, std::string doc) { return {std::move(p), V::Bool, std::move(def), {}, {}, std::move(doc)}; }
+SchemaEntry integer(std::string p, std::string def, double lo, double hi, std::string doc) { return {std::move(p), V::Int, std::move(def), {lo, hi}, {}, std::move(doc)}; }
+SchemaEntry real(std::string p, std::string def, double lo, double hi, bool lo_open, bool hi_open, std::string doc) { return {std::move(p), V::Float, std::move(def), {lo, hi, lo_open, hi_open}, {}, std::move(doc)}; }
+SchemaEntry oneof(std::string p, std::string def, std::vector<std::string> c, std::string doc) { return {std::move(p), V::Enum, std::move(def), {}, std::move(c), std::move(doc)}; }
+SchemaEntry list(std::string p, V t, std::string doc) { return {std::move(p), t, "", {}, {}, std::move(doc)}; }
+SchemaEntry map(std::string p, std::string doc) { return {std::move(p), V::StringMap, "", {}, {}, std::move(doc)}; }
 
-std::vector<SchemaEntry> make_schema() {
+// The benchmark.* rows of the trainer's run-config keys (trainer/run_config_keys.cpp), in its order.
+std::vector<SchemaEntry> trainer_rows() {
+  using bert::trainer::KeyType;
+  std::vector<SchemaEntry> out;
+  for (const bert::trainer::RunConfigKey& k : bert::trainer::run_config_keys()) {
+    if (k.system_key.empty()) continue;
+    SchemaEntry e{k.system_key, V::String, k.def, k.range, k.choices, k.doc};
+    switch (k.type) {
+      case KeyType::String: e.type = V::String; break;
+      case KeyType::Int: e.type = V::Int; break;
+      case KeyType::Float: e.type = V::Float; break;
+      case KeyType::Bool: e.type = V::Bool; break;
+      case KeyType::Enum: e.type = V::Enum; break;
+    }
+    if (k.system_auto) {  // the harness resolves `auto` (the system default) itself
+      e.def = "auto";
+      e.choices.insert(e.choices.begin(), "auto");
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// Every key but the trainer's benchmark.* ones and env.
+std::vector<SchemaEntry> own_rows() {
   return {
       // identity (MLPerf systems/<system>.json and the submission_* log keys)
       str("system.name", "", "MLPerf system_desc_id: results/<name>/ and systems/<name>.json (default: config name)"),
@@ -31,11 +58,11 @@ std::vector<SchemaEntry> make_schema() {
       str("system.framework", "bert-harness (C++/CUDA)", "framework name for the systems JSON"),
       str("system.operating_system", "", "operating system"),
       str("system.cooling", "", "cooling"),
-      {"system.json", V::StringMap, "", -kInf, kInf, false, false, {}, "further systems-JSON fields, verbatim"},
+      map("system.json", "further systems-JSON fields, verbatim"),
       str("system.cluster_name", "", "cluster name (informational)"),
       // nodes
       integer("nodes.count", "1", 1, 100000, "number of nodes"),
-      {"nodes.gpus_per_node", V::IntOrAuto, "0", 0, 64, false, false, {}, "accelerators per node; auto = as found by the topology"},
+      {"nodes.gpus_per_node", V::IntOrAuto, "0", {0, 64}, {}, "accelerators per node; auto = as found by the topology"},
       integer("nodes.ranks_per_node", "0", 0, 4096, "ranks per node (0 = one per GPU, or one per binding.unit on CPU-only nodes)"),
       // topology
       str("topology.xml", "", "hwloc XML file (relative to this YAML file)"),
@@ -83,13 +110,6 @@ std::vector<SchemaEntry> make_schema() {
       str("experiment.output_dir", "output", "root of logs/, results/, summary.md (env LOGDIR overrides)"),
       str("experiment.ruleset", "5.0.0", "MLPerf training ruleset"),
       oneof("experiment.division", "closed", {"closed", "open"}, "MLPerf division"),
-      // benchmark -> trainer run config
-      oneof("benchmark.model", "large", {"tiny", "base", "large", "custom"}, "BERT size"),
-      str("benchmark.bert_config", "", "bert_config.json (model=custom)"),
-      str("benchmark.data.train_dir", "", "training shards (env DATADIR overrides)"),
-      str("benchmark.data.eval_dir", "", "eval data file or directory (env EVALDIR overrides)"),
-      str("benchmark.data.checkpoint", "", "initial checkpoint (HDF5, from bert-data convert-checkpoint; env CHECKPOINTDIR overrides)"),
-      oneof("benchmark.data.format", "varlength", {"fixed", "varlength", "packed"}, "shard format"),
       oneof("benchmark.synthetic.format", "varlength", {"fixed", "varlength", "packed"}, "synthetic data: format"),
       integer("benchmark.synthetic.shards", "4", 1, 100000, "synthetic data: shards"),
       integer("benchmark.synthetic.samples_per_shard", "1024", 1, 1e9, "synthetic data: samples per shard"),
@@ -100,33 +120,15 @@ std::vector<SchemaEntry> make_schema() {
       integer("benchmark.synthetic.content_tokens", "0", 0, 1e7, "synthetic data: content ids the grammar uses (0 = all)"),
       real("benchmark.synthetic.topic_skew", "0", 0, 1, false, true,
            "synthetic data: P(next token from the topic's peaked distribution) (0 = off)"),
-      integer("benchmark.vocab_size", "30522", 2, 1e7, "vocabulary size"),
-      integer("benchmark.max_seq_length", "512", 8, 8192, "sequence length"),
-      integer("benchmark.max_predictions_per_seq", "76", 1, 8192, "masked positions per sequence"),
-      integer("benchmark.num_eval_examples", "10000", 1, 1e9, "eval samples"),
-      integer("benchmark.batch_size", "1", 1, 1e6, "per-rank batch per micro-step (the 3rd number of the config name)"),
-      integer("benchmark.gradient_accumulation_steps", "1", 1, 1e6, "micro-steps per optimizer step"),
-      real("benchmark.average_packing_rate", "1", 0, kInf, true, false, "sequences per pack in the logged global batch (packed: 2)"),
-      integer("benchmark.eval_batch_size", "16", 1, 1e6, "eval batch"),
-      real("benchmark.learning_rate", "4e-4", 0, kInf, true, false, "peak LAMB learning rate"),
-      real("benchmark.lamb_beta_1", "0.9", 0, 1, false, true, "LAMB beta1"),
-      real("benchmark.lamb_beta_2", "0.999", 0, 1, false, true, "LAMB beta2"),
-      real("benchmark.lamb_epsilon", "1e-6", 0, 1, true, false, "LAMB epsilon"),
-      real("benchmark.weight_decay_rate", "0.01", 0, kInf, false, false, "LAMB weight decay"),
-      integer("benchmark.max_steps", "1000", 1, 1e9, "LR-schedule length and hard stop"),
-      integer("benchmark.warmup_steps", "0", 0, 1e9, "absolute warmup steps"),
-      real("benchmark.warmup_proportion", "0", 0, 1, false, false, "warmup as a fraction of max_steps (when warmup_steps is 0)"),
-      integer("benchmark.start_warmup_step", "0", -1e9, 1e9, "shift of the warmup origin (may be negative)"),
-      boolean("benchmark.clip_after_allreduce", "false", "clip gradients after the allreduce (always on the cuda backend)"),
-      integer("benchmark.max_samples", "0", 0, 1e12, "stop (aborted) after this many samples; 0 = none"),
-      integer("benchmark.eval_start_samples", "-1", -1, 1e12, "first eval point; -1 = the MLPerf formula"),
-      integer("benchmark.eval_interval_samples", "-1", -1, 1e12, "eval interval; -1 = the MLPerf formula"),
-      real("benchmark.target_accuracy", "0.72", 0, 1, true, true, "masked-LM accuracy target"),
-      oneof("benchmark.precision", "auto", {"auto", "fp32", "bf16"}, "math precision: auto = fp32 on the cpu backend, bf16 on cuda"),
-      oneof("benchmark.backend", "auto", {"auto", "cpu", "cuda"}, "trainer backend (auto: cuda when the node has GPUs)"),
-      integer("benchmark.threads", "0", 0, 4096, "CPU threads per rank (0 = from the binding)"),
-      {"env", V::StringMap, "", -kInf, kInf, false, false, {}, "job-wide environment (NCCL_*, IX_NUM_CUDA_VISIBLE_DEVICES, ...)"},
   };
+}
+
+std::vector<SchemaEntry> make_schema() {
+  std::vector<SchemaEntry> rows = own_rows();
+  std::vector<SchemaEntry> trainer = trainer_rows();
+  rows.insert(rows.end(), trainer.begin(), trainer.end());
+  rows.push_back(map("env", "job-wide environment (NCCL_*, IX_NUM_CUDA_VISIBLE_DEVICES, ...)"));
+  return rows;
 }
 
 }  // namespace

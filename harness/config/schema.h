@@ -1,9 +1,11 @@
 // The system-YAML schema as data: one row per key (path, type, default, allowed range or set, doc).
-// `harness` validates every file against it; docs/--help can print it.
+// `harness` validates every file against it and `harness schema` prints it. The benchmark.* keys the
+// trainer reads are rows of trainer/run_config_keys.cpp, declared there once.
 #pragma once
-#include <limits>
 #include <string>
 #include <vector>
+
+#include "common/range.h"
 
 namespace bert::harness {
 
@@ -24,9 +26,7 @@ struct SchemaEntry {
   std::string path;                    // dotted key path, e.g. "launcher.srun.mpi"
   ValueType type = ValueType::String;
   std::string def;                     // default as YAML text ("" with required=false: empty)
-  double min = -std::numeric_limits<double>::infinity();
-  double max = std::numeric_limits<double>::infinity();
-  bool min_open = false, max_open = false;  // exclusive bounds
+  Range range;                         // Int, Float, IntOrAuto
   std::vector<std::string> choices;    // Enum
   std::string doc;
 };

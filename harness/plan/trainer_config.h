@@ -1,4 +1,5 @@
-// The trainer's run config (trainer/run_config.h keys) the Plan carries and the executor writes.
+// The trainer's run config the Plan carries and the executor writes: one value per row of the
+// run-config key table (trainer/run_config_keys.h), from its benchmark.* key or resolved here.
 #pragma once
 #include "harness/config/config.h"
 #include "harness/plan/plan.h"

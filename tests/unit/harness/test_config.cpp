@@ -5,6 +5,8 @@
 #include "harness/config/config.h"
 #include "harness/config/did_you_mean.h"
 #include "harness/config/schema.h"
+#include "harness/launch/launcher.h"
+#include "trainer/run_config_keys.h"
 #include "test_helpers.h"
 
 using namespace bert::harness;
@@ -210,4 +212,24 @@ TEST_CASE("schema table is consistent: unique paths, defaults valid for their ty
   // Every default passes validation: an empty file validates and every accessor parses.
   Config c = Config::from_text("", "empty.yaml");
   CHECK(c.integer("launcher.master_port") == 29500);
+}
+
+TEST_CASE("the trainer's benchmark.* keys are schema rows made from the run-config key table") {
+  int rows = 0;
+  for (const bert::trainer::RunConfigKey& k : bert::trainer::run_config_keys()) {
+    if (k.system_key.empty()) continue;
+    ++rows;
+    const SchemaEntry* e = schema_find(k.system_key);
+    REQUIRE_MESSAGE(e != nullptr, k.system_key);
+    CHECK(e->doc == k.doc);
+    CHECK(e->range.describe() == k.range.describe());
+    CHECK(e->def == (k.system_auto ? "auto" : k.def));
+  }
+  CHECK(rows == 31);
+  CHECK(schema_find("benchmark.learning_rate")->def == "4e-4");
+  CHECK(schema_find("benchmark.backend")->choices == std::vector<std::string>{"auto", "cpu", "cuda"});
+}
+
+TEST_CASE("launcher.type offers exactly the registered launchers") {
+  CHECK(schema_find("launcher.type")->choices == bert::harness::launcher_names());
 }

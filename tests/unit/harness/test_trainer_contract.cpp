@@ -8,6 +8,7 @@
 #include "harness/plan/build_plan.h"
 #include "test_helpers.h"
 #include "trainer/run_config.h"
+#include "trainer/run_config_keys.h"
 
 using namespace bert::harness;
 namespace fs = std::filesystem;
@@ -35,6 +36,12 @@ TEST_CASE("the trainer loads the run config of every shipped system") {
     CHECK(rc.seed == p.experiment.seeds.front());
     CHECK(rc.backend == p.trainer_config["run"]["backend"].get<std::string>());
     CHECK(rc.submission_division == p.experiment.division);
+    // One value per row of the key table, nothing else.
+    size_t values = 0;
+    for (const auto& [group, keys] : p.trainer_config.items()) values += keys.size();
+    CHECK(values == bert::trainer::run_config_keys().size());
+    for (const bert::trainer::RunConfigKey& k : bert::trainer::run_config_keys())
+      CHECK_MESSAGE(p.trainer_config[k.group()].contains(k.key()), k.name);
   }
   CHECK(count >= 14);
 }

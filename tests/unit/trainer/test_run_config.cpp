@@ -8,6 +8,7 @@
 
 #include "trainer/eval_cadence.h"
 #include "trainer/run_config.h"
+#include "trainer/run_config_keys.h"
 #include "trainer/train_backend.h"
 
 using namespace bert::trainer;
@@ -89,9 +90,9 @@ TEST_CASE("run config: errors name file, line, column and key") {
   const std::string e2 = error_of("batch:\n  batchsize: 4\n");
   CHECK(e2.find(":2:3: batch.batchsize: unknown key") != std::string::npos);
   const std::string e3 = error_of("model: {size: huge}\n");
-  CHECK(e3.find("model.size: must be tiny, base, large or custom") != std::string::npos);
+  CHECK(e3.find(":1:15: model.size: 'huge' is not one of tiny, base, large, custom") != std::string::npos);
   const std::string e4 = error_of("batch: {batch_size: 0}\n");
-  CHECK(e4.find("batch.batch_size: must be positive") != std::string::npos);
+  CHECK(e4.find(":1:21: batch.batch_size: must be >= 1, got 0") != std::string::npos);
   const std::string e5 = error_of("model: [1, 2\n");
   CHECK(e5.find("not valid YAML") != std::string::npos);
   const std::string e6 = error_of("weights: {}\n");
@@ -118,7 +119,39 @@ TEST_CASE("run config: precision follows the backend unless given; cpu is fp32-o
                        doctest::Contains("r.yaml: run.precision: fp32 is not implemented on run.backend: cuda"),
                        RunConfigError);
   CHECK_NOTHROW(check_backend_available(load("run: {backend: cpu}\n"), "r.yaml"));
-  CHECK(error_of("run: {backend: tpu}\n").find("run.backend: must be cpu or cuda") != std::string::npos);
+  CHECK(error_of("run: {backend: tpu}\n").find("run.backend: 'tpu' is not one of cpu, cuda") != std::string::npos);
+}
+
+TEST_CASE("run-config keys: one row per key, found by run-config or system name; defaults are RunConfig's") {
+  const auto& keys = run_config_keys();
+  for (size_t i = 0; i < keys.size(); ++i)
+    for (size_t j = i + 1; j < keys.size(); ++j) {
+      CHECK(keys[i].name != keys[j].name);
+      if (!keys[i].system_key.empty()) CHECK(keys[i].system_key != keys[j].system_key);
+    }
+  CHECK(run_config_groups() == std::vector<std::string>{"model", "data", "batch", "optimizer", "stopping", "run", "submission"});
+  const RunConfigKey* lr = find_run_config_key("optimizer.learning_rate");
+  REQUIRE(lr != nullptr);
+  CHECK(lr == find_run_config_key_by_system_key("benchmark.learning_rate"));
+  CHECK(lr->def == "4e-4");
+  CHECK(find_run_config_key_by_system_key("") == nullptr);
+  CHECK(find_run_config_key("optimizer.lr") == nullptr);
+  const RunConfig c;  // every default within its own row's range and choices
+  CHECK(c.learning_rate == doctest::Approx(4e-4));
+  CHECK(c.model_size == "large");
+  CHECK(c.max_predictions_per_seq == 76);
+  CHECK(c.target_accuracy == doctest::Approx(0.72));
+  CHECK(c.submission_org == "SUBMISSION_ORG_PLACEHOLDER");
+  for (const RunConfigKey& k : keys)
+    if (k.name != "run.precision") CHECK_MESSAGE(k.problem(c).empty(), k.name);  // precision: "" until the backend picks
+}
+
+TEST_CASE("run config: a value outside its row's range names the bound") {
+  CHECK(error_of("optimizer: {lamb_beta_2: 1.0}\n").find("optimizer.lamb_beta_2: must be < 1, got 1") != std::string::npos);
+  CHECK(error_of("batch: {average_packing_rate: 0.5}\n").find("batch.average_packing_rate: must be >= 1, got 0.5") !=
+        std::string::npos);
+  CHECK(error_of("optimizer: {lamb_beta_2: 0.9999999}\n").empty());
+  CHECK(error_of("stopping: {eval_interval_samples: 0}\n").find("must be -1 (formula) or positive") != std::string::npos);
 }
 
 TEST_CASE("run config: missing file") {
