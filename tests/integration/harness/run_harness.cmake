@@ -8,6 +8,8 @@
 #   MODE=json    exit 0 and stdout a JSON Plan whose world_size equals EXPECT.
 #   MODE=bind    the JSON Plan written to PLAN_OUT, then `BIND --plan PLAN_OUT --print BIND_ARGS` must exit 0
 #                and print EXPECT (the contract with binding/'s `bind`).
+#   MODE=resume  the JSON Plan written to PLAN_OUT/plan.json; `harness run --resume PLAN_OUT --dry-run` (no
+#                system file, no Config) must print exactly what the dry-run of the system printed.
 foreach(var NEXP DATADIR EVALDIR CHECKPOINTDIR CONT LOGDIR WALLTIME SLURM_MPI_TYPE SLURM_JOB_ID SLURM_JOB_NODELIST
             MLPERF_SLURM_FIRSTNODE)
   set(ENV{${var}} "")
@@ -53,6 +55,18 @@ if(MODE STREQUAL "bind")
   execute_process(COMMAND ${BIND} --plan ${PLAN_OUT} --print ${bind_args} RESULT_VARIABLE brc OUTPUT_VARIABLE bout ERROR_VARIABLE berr)
   if(NOT brc EQUAL 0 OR NOT bout MATCHES "${EXPECT}")
     message(FATAL_ERROR "bind --print (exit ${brc}) does not show '${EXPECT}':\n${bout}${berr}")
+  endif()
+  return()
+endif()
+if(MODE STREQUAL "resume")
+  execute_process(COMMAND ${HARNESS} run ${SYSTEM} --dry-run --json ${extra}
+                  WORKING_DIRECTORY ${SRC} RESULT_VARIABLE jrc OUTPUT_VARIABLE plan_json ERROR_VARIABLE jerr)
+  file(MAKE_DIRECTORY ${PLAN_OUT})
+  file(WRITE ${PLAN_OUT}/plan.json "${plan_json}")
+  execute_process(COMMAND ${HARNESS} run --resume ${PLAN_OUT} --dry-run
+                  WORKING_DIRECTORY ${SRC} RESULT_VARIABLE rrc OUTPUT_VARIABLE resumed ERROR_VARIABLE rerr)
+  if(NOT jrc EQUAL 0 OR NOT rrc EQUAL 0 OR NOT resumed STREQUAL out)
+    message(FATAL_ERROR "--resume --dry-run (exit ${rrc}) differs from the dry-run:\n${resumed}${rerr}\n--- dry-run:\n${out}")
   endif()
   return()
 endif()

@@ -189,6 +189,47 @@ TEST_CASE("plan JSON round-trips") {
   CHECK(j["experiment"]["seeds"].size() == 3);
 }
 
+TEST_CASE("the Plan's typed fields: launcher prefixes, trainer command, resolved values; round-tripped by plan.json") {
+  Plan p = plan_of(kTwoNodes, {"launcher.type=srun", "launcher.mpirun.hosts=[]", "launcher.srun.mpi=pmi2",
+                               "container.image=/sq/b.sqsh", "experiment.output_dir=/o", "benchmark.target_accuracy=0.6"});
+  CHECK(p.mpi == "pmi2");
+  CHECK(p.per_node.shell() == "NCCL_DEBUG=WARN srun --nodes=2 --ntasks=2 --ntasks-per-node=1");
+  CHECK(p.trainer.shell() == "/usr/local/bin/bind --plan /results/plan.json -- /usr/local/bin/trainer --config /results/run.yaml");
+  CHECK(p.launch.shell().ends_with(p.trainer.shell()));
+  CHECK(p.binding.unit == "gpu");
+  CHECK(p.binding.cpu == "exclusive");
+  CHECK(p.container.runtime == "pyxis");
+  CHECK(p.container.image == "/sq/b.sqsh");
+  CHECK(p.target_accuracy == doctest::Approx(0.6));
+  CHECK(p.rendezvous_dir.empty());  // srun's ranks meet through PMI
+  CHECK(p.run_config_file == "/o/run.yaml");
+  Plan q = Plan::from_json(p.to_json());
+  CHECK(q.mpi == p.mpi);
+  CHECK(q.per_node.argv == p.per_node.argv);
+  CHECK(q.per_node.env == p.per_node.env);
+  CHECK(q.trainer.argv == p.trainer.argv);
+  CHECK(q.binding.unit == "gpu");
+  CHECK(q.container.runtime == "pyxis");
+  CHECK(q.target_accuracy == p.target_accuracy);
+
+  Plan local = plan_of(
+      "topology: {synthetic: \"pack:2 numa:1 core:2 pu:1\"}\nbenchmark: {data: {train_dir: /t, eval_dir: /e}}\n"
+      "experiment: {output_dir: /l}\n");
+  CHECK(local.binding.unit == "socket");  // auto on a node without GPUs
+  CHECK(local.mpi.empty());
+  CHECK(local.per_node.argv.empty());
+  CHECK(local.per_node.env.empty());
+  CHECK(local.container.runtime.empty());
+  CHECK(local.rendezvous_dir == "/l/rendezvous");
+  CHECK(local.trainer.shell() == local.launch.shell());
+}
+
+TEST_CASE("a plan.json without the typed fields is refused, naming the field") {
+  json j = plan_of(kTwoNodes).to_json();
+  j.erase("per_node");
+  CHECK_THROWS_WITH_AS(Plan::from_json(j), doctest::Contains("per_node"), json::exception);
+}
+
 TEST_CASE("systems JSON carries every field the MLPerf system checker requires") {
   Plan p = plan_of(kTwoNodes, {"system.name=Box", "system.submitter=Org", "system.json.cooling=liquid", "system.host_processors_per_node=2"});
   for (const char* k : {"submitter", "division", "status", "system_name", "number_of_nodes", "host_processors_per_node",
