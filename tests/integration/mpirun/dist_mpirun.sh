@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dist-smoke under Open MPI's mpirun on localhost: rank/size from OMPI_COMM_WORLD_*, KV exchange
 # through the PMIx server mpirun starts (or a file rendezvous), Gloo allreduce.
-#   dist_mpirun_test.sh pmix|file /path/to/dist-smoke
+#   dist_mpirun.sh pmix|file /path/to/dist-smoke
 set -uo pipefail
 mode=$1
 smoke=$2

@@ -2,7 +2,7 @@
 # Tiny BERT with 2 ranks through mpirun (systems/local-mpirun.yaml: OMPI_COMM_WORLD_* + PMIx
 # bootstrap, Gloo allreduce) must train exactly as the harness local launcher with 2 ranks (RANK/
 # WORLD_SIZE + file rendezvous): same seed, same eval accuracies at every eval, same final loss.
-#   trainer_mpirun_test.sh HARNESS
+#   trainer_mpirun.sh HARNESS
 set -uo pipefail
 harness=$1
 repo=$(cd "$(dirname "$0")/../../.." && pwd)

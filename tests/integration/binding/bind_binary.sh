@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration test of `bind` on this machine. Usage: bind_test.sh BIND MAKE_LIVE_PLAN SOURCE_DIR
+# Integration test of `bind` on this machine. Usage: bind_binary.sh BIND MAKE_LIVE_PLAN SOURCE_DIR
 set -uo pipefail
 BIND=$1
 MAKE_PLAN=$2

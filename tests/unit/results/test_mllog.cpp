@@ -53,7 +53,7 @@ TEST_CASE("MLLogger: fixed clock, call-site file and line, one flushed line per 
   CHECK(parsed.value["value"] == 1234);
   CHECK(parsed.value["metadata"]["lineno"] == line);
   // Inside the source tree the file is logged relative to its root, like mllog's root_dir.
-  CHECK(parsed.value["metadata"]["file"] == "tests/unit/results/mllog_test.cpp");
-  CHECK(second.find("\"metadata\": {\"file\": \"tests/unit/results/mllog_test.cpp\", \"lineno\": " +
+  CHECK(parsed.value["metadata"]["file"] == "tests/unit/results/test_mllog.cpp");
+  CHECK(second.find("\"metadata\": {\"file\": \"tests/unit/results/test_mllog.cpp\", \"lineno\": " +
                     std::to_string(line + 1) + ", \"status\": \"success\"}}") != std::string::npos);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dist-smoke (bert_dist bootstrap + KV exchange + Gloo allreduce) under the real local Slurm.
-#   dist_srun_test.sh CASE /path/to/dist-smoke
+#   dist_srun.sh CASE /path/to/dist-smoke
 # CASE: pmi2 | pmix | mismatch | nopmi | two-node | gres | killed-rank
 # Exits 77 (SKIPPED) when the cluster is not up (not root).
 set -uo pipefail

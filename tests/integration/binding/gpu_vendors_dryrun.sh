@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `harness run X.yaml --dry-run` on a real 8x AMD MI50 node (tests/fixtures/binding/mpibind-epyc-corona-p2.xml):
 # its 8 GPUs are planned, and a topology.gpu_numa_map longer than the GPUs found stops the plan at the YAML
-# field with exit 2. Usage: gpu_vendors_dryrun_test.sh HARNESS SOURCE_DIR
+# field with exit 2. Usage: gpu_vendors_dryrun.sh HARNESS SOURCE_DIR
 set -uo pipefail
 HARNESS=$1
 SRC=$2

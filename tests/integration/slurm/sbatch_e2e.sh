@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: `sbatch slurm/run.sub systems/local-slurm.yaml` on the real local cluster, tiny BERT
 # through the harness's srun launcher, results checked by our checker and the official one.
-#   sbatch_e2e_test.sh CASE HARNESS PYTHON
+#   sbatch_e2e.sh CASE HARNESS PYTHON
 # CASE: nexp2-gres | pmix-two-node | walltime | killed-rank
 # Exits 77 (SKIPPED) when the cluster is not up (not root).
 set -uo pipefail
