@@ -21,8 +21,8 @@ struct TrainOptions {
 extern std::atomic<bool> g_stop_requested;
 
 // Exit code: 0 run completed (success or aborted by max/SIGTERM), 1 diverged (NaN loss).
-// User errors are thrown (RunConfigError, data::DataError, model::ModelError, dist::DistError,
-// model::BatchError) for main() to print and exit 2; run.backend: cuda without CUDA in the build or
+// User errors are thrown as bert::UserError (RunConfigError, data::DataError, model::ModelError,
+// dist::DistError and model::BatchError are its names) for main() to print and exit 2; run.backend: cuda without CUDA in the build or
 // without a device is a RunConfigError. Other failures (a CUDA runtime error mid-run) are other
 // std::exceptions: main() prints them and exits 1.
 int run_trainer(const RunConfig& cfg, const TrainOptions& opt);

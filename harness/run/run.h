@@ -1,15 +1,18 @@
 // `harness run` without --dry-run: executes a Plan (NEXP experiments, cache clearing, launch, logs,
 // compliance check per experiment, score, summary). Implemented in harness/run/ (library bert_harness_run).
 //
-// What the executor expects of the Plan:
-// - plan.launch: for launcher "local" the command of ONE rank (e.g. `bind --plan P -- trainer --config R`);
-//   it is started once per rank of plan.nodes[0] with plan.env + launch.env + rank.env, each rank in its own
-//   process group. For "srun"/"mpirun" it is run once and stands for all ranks; rank 0's lines are
-//   recognised by `srun -l` ("0: ") or `mpirun --tag-output` ("[1,0]<stdout>:") prefixes.
+// What the executor expects of the Plan (everything launcher-specific is asked of plan.launcher's type,
+// harness/launch/launcher.h):
+// - plan.launch: when the launcher starts no ranks itself (Launcher::starts_each_rank, local) the command
+//   of ONE rank; it is started once per rank of plan.nodes[0] with plan.env + launch.env + rank.env, each
+//   rank in its own process group. Otherwise it is run once and stands for all ranks; rank 0's lines are
+//   found by the launcher's tag style (`srun -l` "0: ", `mpirun --tag-output` "[1,0]<stdout>:"), a failed
+//   rank by Launcher::read_failure, and a stop goes through Launcher::stop_command when it has one.
 // - The trainer config: before each experiment the executor writes plan.trainer_config with that
-//   experiment's seed to the path after `--config` in plan.launch (to <output_dir>/run.yaml when absent)
-//   and keeps a copy per experiment in <output_dir>/configs/run_<NN>.yaml.
-// - plan.cache_clear: one step that clears the caches of every node (exit status 0 = cleared everywhere).
+//   experiment's seed to plan.run_config_file and keeps a copy in <output_dir>/configs/run_<NN>.yaml;
+//   plan.rendezvous_dir (when set) is emptied first.
+// - plan.cache_clear: one step that clears the caches of every node (exit status 0 = cleared everywhere);
+//   the preflight probe runs through plan.per_node with the launcher's tag flags.
 // - plan.setup: run once per `harness run` invocation, before the preflight, each to completion.
 #pragma once
 #include <string>
@@ -31,8 +34,9 @@ struct RunOptions {
 // (e.g. output dir not writable), 130/143 interrupted by SIGINT/SIGTERM (logs kept, summary says so).
 int run_experiments(const Plan& plan, const RunOptions& opts);
 
-// For `harness run --resume OUTDIR` without a system file: the Plan recorded in OUTDIR/plan.json.
-// Throws std::runtime_error naming the file when it is missing or unreadable.
+// For `harness run --resume OUTDIR` without a system file: the Plan recorded in OUTDIR/plan.json (run,
+// or printed with --dry-run/--json). Throws std::runtime_error naming the file when it is missing,
+// unreadable or not a plan this harness can read.
 Plan load_plan_for_resume(const std::string& outdir);
 
 }  // namespace bert::harness

@@ -1,5 +1,5 @@
-// NVIDIA's bindpcie (reference/binding.md §4, harness.md §3.2) guesses GPU i -> NUMA i/gpus_per_node and
-// hands out [r*cpg, (r+1)*cpg-1] plus the same range shifted by the number of physical cores. Its two
+// NVIDIA's bindpcie (the script of its MLPerf training submissions) guesses GPU i -> NUMA i/gpus_per_node
+// and hands out [r*cpg, (r+1)*cpg-1] plus the same range shifted by the number of physical cores. Its two
 // known failures, reproduced from that arithmetic, and what our planner does instead.
 #include <doctest/doctest.h>
 
