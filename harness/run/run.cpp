@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +14,7 @@
 #include "harness/launch/launcher.h"
 #include "harness/run/cache_clear.h"
 #include "harness/run/capture.h"
+#include "harness/run/child_process.h"
 #include "harness/run/output_router.h"
 #include "harness/run/output_tree.h"
 #include "harness/run/plots.h"
@@ -36,11 +36,18 @@ Plan load_plan_for_resume(const std::string& outdir) {
   if (!in) throw std::runtime_error(path + ": cannot read (is " + outdir + " the output directory of a set?)");
   json j = json::parse(in, nullptr, false);
   if (j.is_discarded()) throw std::runtime_error(path + ": not valid JSON");
+  Plan plan;
   try {
-    return Plan::from_json(j);
+    plan = Plan::from_json(j);
   } catch (const json::exception& e) {
     throw std::runtime_error(path + ": not a plan this harness can read (written by another version?): " + e.what());
   }
+  try {
+    find_launcher(plan.launcher);
+  } catch (const UserError& e) {
+    throw UserError(Loc{path}, "launcher", e.message);
+  }
+  return plan;
 }
 
 namespace {
