@@ -11,6 +11,8 @@
 
 namespace bert::trainer {
 
+// Every field is a row of run_config_keys.cpp, which gives its default: a new field needs its row there
+// (a field without one would be left unset by the constructor).
 struct RunConfig {
   RunConfig();  // every field at its run_config_keys() default
 
