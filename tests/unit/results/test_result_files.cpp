@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/user_error.h"
 #include "results/check.h"
 #include "results/result_files.h"
 #include "scratch_dir.h"
@@ -57,7 +58,7 @@ TEST_CASE("a path that is not a regular file is named for what it is, not 'no su
   auto error_of = [](const std::filesystem::path& f) -> std::string {
     try {
       read_file_bytes(f);
-    } catch (const UserError& e) {
+    } catch (const bert::UserError& e) {
       return e.what();
     }
     return "";
