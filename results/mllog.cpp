@@ -22,6 +22,9 @@ std::string_view trim_source_root(std::string_view file) {
   constexpr std::string_view root = BERT_MLLOG_SOURCE_ROOT;
   if (file.size() > root.size() && file.substr(0, root.size()) == root) file.remove_prefix(root.size());
 #endif
+  // A compiler run from the build tree with relative paths (e.g. under ccache's base_dir) names the
+  // source "../trainer/x.cpp": the same file, relative to the source root.
+  while (file.starts_with("../")) file.remove_prefix(3);
   return file;
 }
 
