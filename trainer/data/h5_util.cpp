@@ -296,15 +296,33 @@ void read_vlen(hid_t dataset, const std::string& path, const std::string& name, 
 }
 
 template <typename T>
-void write_plain(hid_t file, const std::string& path, const std::string& name, const T* data,
-                 hsize_t rows, hsize_t cols) {
+Handle create_plain(hid_t file, const std::string& path, const std::string& name, hsize_t rows, hsize_t cols) {
   hsize_t d[2] = {rows, cols};
   int rank = cols == 0 ? 1 : 2;
   Handle space(H5Screate_simple(rank, d, nullptr), H5Sclose);
   Handle ds(H5Dcreate2(file, name.c_str(), file_type<T>(), space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
   if (!ds.valid()) fail(path, name, "cannot create dataset");
-  if (rows * (cols ? cols : 1) > 0 && H5Dwrite(ds, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+  return ds;
+}
+
+template <typename T>
+void write_rows(hid_t dataset, const std::string& path, const std::string& name, const T* data, hsize_t first,
+                hsize_t count, hsize_t cols) {
+  if (count == 0) return;
+  const int rank = cols == 0 ? 1 : 2;
+  hsize_t start[2] = {first, 0}, size[2] = {count, cols};
+  Handle fspace(H5Dget_space(dataset), H5Sclose);
+  Handle mspace(H5Screate_simple(rank, size, nullptr), H5Sclose);
+  if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, size, nullptr) < 0 ||
+      H5Dwrite(dataset, native_type<T>(), mspace, fspace, H5P_DEFAULT, data) < 0)
     fail(path, name, "write failed (disk full?)");
+}
+
+template <typename T>
+void write_plain(hid_t file, const std::string& path, const std::string& name, const T* data,
+                 hsize_t rows, hsize_t cols) {
+  Handle ds = create_plain<T>(file, path, name, rows, cols);
+  write_rows(ds.get(), path, name, data, 0, rows, cols);
 }
 
 template <typename T>
@@ -359,7 +377,10 @@ std::string read_string_attr(hid_t obj, const std::string& name) {
   template void read_rows<T>(hid_t, const std::string&, const std::string&, hsize_t, hsize_t,       \
                              std::vector<T>&);                                                     \
   template void write_plain<T>(hid_t, const std::string&, const std::string&, const T*, hsize_t,    \
-                               hsize_t);
+                               hsize_t);                                                           \
+  template Handle create_plain<T>(hid_t, const std::string&, const std::string&, hsize_t, hsize_t); \
+  template void write_rows<T>(hid_t, const std::string&, const std::string&, const T*, hsize_t,     \
+                              hsize_t, hsize_t);
 #define BERT_H5_INSTANTIATE_VLEN(T)                                                                \
   template void read_vlen<T>(hid_t, const std::string&, const std::string&, hsize_t, hsize_t,       \
                              std::vector<T>&, std::vector<int64_t>&);                              \
