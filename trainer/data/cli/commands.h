@@ -11,6 +11,7 @@ void add_grammar_stats(CLI::App& app);
 void add_info_verify(CLI::App& app);
 void add_transforms(CLI::App& app);  // reshard, to-varlength, split4bin, pack
 void add_convert_checkpoint(CLI::App& app);
+void add_create(CLI::App& app);  // create
 
 // Progress on stderr: "  [done/total] what", one line per step.
 void progress_line(const char* what, int64_t done, int64_t total);

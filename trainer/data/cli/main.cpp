@@ -12,8 +12,8 @@ void progress_line(const char* what, int64_t done, int64_t total) {
 }  // namespace bert::data::cli
 
 int main(int argc, char** argv) {
-  CLI::App app{"bert-data: MLPerf BERT HDF5 datasets (synth, info, verify, reshard, to-varlength, split4bin, pack) "
-               "and TF1 checkpoint conversion"};
+  CLI::App app{"bert-data: MLPerf BERT datasets from text (create) and HDF5 tools (synth, info, verify, reshard, "
+               "to-varlength, split4bin, pack), TF1 checkpoint conversion"};
   app.require_subcommand(1);
   bert::data::install_hdf5_crash_guard("bert-data");
   using namespace bert::data::cli;
@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add_info_verify(app);
   add_transforms(app);
   add_convert_checkpoint(app);
+  add_create(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
