@@ -9,9 +9,9 @@
 #include "trainer/data/data_error.h"
 #include "trainer/data/md5.h"
 #include "trainer/data/packing.h"
+#include "trainer/data/tool_helpers.h"
 
 namespace bert::data {
-namespace {
 
 namespace fs = std::filesystem;
 
@@ -45,8 +45,6 @@ Limits output_limits(const std::vector<std::string>& in, Format format, Limits l
   if (lim.max_pred <= 0) lim.max_pred = info.mlm_width;
   return lim;
 }
-
-}  // namespace
 
 void make_shard_dir(const std::string& dir, const char* command) {
   make_dir(dir);
@@ -137,33 +135,6 @@ std::vector<std::string> check_chk(const std::vector<std::string>& files, const 
     if (got != it->second) problems.push_back(fmt::format("{}: md5 {} but {} lists {}", f, got, chk_path, it->second));
   }
   return problems;
-}
-
-void reshard(const std::vector<std::string>& in, const std::string& out_dir, int shards, Format format,
-             const Limits& limits, const Progress& progress) {
-  if (shards < 1) throw DataError(fmt::format("reshard: --shards {} < 1", shards));
-  if (format == Format::packed) throw DataError("reshard: writes fixed or varlength shards (pack afterwards)");
-  const Limits out_lim = output_limits(in, format, limits);
-  int64_t total = 0;
-  for (const auto& f : in) total += count_samples(f);
-  if (total < shards) throw DataError(fmt::format("reshard: {} samples cannot fill {} shards", total, shards));
-  make_shard_dir(out_dir, "reshard");
-  int k = 0;
-  int64_t seen = 0;
-  SequenceSet buf;
-  auto end_of = [&](int shard) { return (shard + 1) * total / shards; };
-  for (const auto& f : in) {
-    const SequenceSet s = read_unpacked(f, limits, "reshard");
-    for (int64_t i = 0; i < s.size(); ++i) {
-      buf.append(s, i);
-      if (++seen == end_of(k)) {
-        write_shard((fs::path(out_dir) / fmt::format("part_{:05d}_of_{:05d}.hdf5", k, shards)).string(), buf, format,
-                    out_lim);
-        buf = SequenceSet{};
-        tick(progress, ++k, shards);
-      }
-    }
-  }
 }
 
 void convert_files(const std::vector<std::string>& in, const std::string& out_dir, Format format, const Limits& limits,

@@ -39,9 +39,30 @@ std::string chk_line(const std::string& path);
 // Compares files against a .chk list; returns the mismatches/missing as messages (empty = all match).
 std::vector<std::string> check_chk(const std::vector<std::string>& files, const std::string& chk_path);
 
-// OUT/part_XXXXX_of_MMMMM.hdf5, sample k of the concatenated input to shard floor(k*M/N).
+// The inputs' samples concatenated (files in the given order) and cut into consecutive output
+// shards OUT/part_XXXXX_of_MMMMM.hdf5. Inputs are read in blocks and fixed output is written in
+// blocks, so memory stays at a block (varlength output: one output shard).
+//   reshard: shard k ends at floor((k+1)*N/M).
+//   chop (NVIDIA's chop_hdf5_files.py): nominal = ceil(N/M); the first M*nominal - N shards hold
+//   nominal - 1 samples, the others nominal.
 void reshard(const std::vector<std::string>& in, const std::string& out_dir, int shards, Format format,
              const Limits& limits, const Progress& progress);
+void chop(const std::vector<std::string>& in, const std::string& out_dir, int shards, Format format,
+          const Limits& limits, const Progress& progress);
+std::vector<int64_t> chop_sizes(int64_t total, int shards);  // the rule above
+
+// NVIDIA's shuffle_indices.py + shuffle_samples.py: the (file, sample) pairs of the inputs in the
+// given order, shuffled with random.Random(seed).shuffle (CPython's algorithm, seed 24 in the
+// reference); output file k (the name and sample count of input file k) takes the next pairs in
+// that order. Samples reach their output through spill files (spill.h): memory is 4 bytes per
+// sample for the permutation plus one shard.
+void shuffle_samples(const std::vector<std::string>& in, const std::string& out_dir, uint64_t seed, Format format,
+                     const Limits& limits, const Progress& progress);
+
+// NVIDIA's pick_eval_samples.py: of the N samples of the inputs (concatenated in order), the rows
+// int(i*N/count) for i < count, written to `out` (one file).
+void pick_eval(const std::vector<std::string>& in, const std::string& out, int64_t count, Format format,
+               const Limits& limits);
 // Each file rewritten as `format` (same name) into out_dir.
 void convert_files(const std::vector<std::string>& in, const std::string& out_dir, Format format,
                    const Limits& limits, const Progress& progress);

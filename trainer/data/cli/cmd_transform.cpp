@@ -14,8 +14,22 @@ struct TransformArgs {
   int shards = 0, max_per_pack = 3;
   bool per_shard = false;
   uint64_t seed = 12345;
+  int64_t count = 10000;
   Limits limits{0, 0, 0};
 };
+
+void add_format(CLI::App* cmd, TransformArgs& a) {
+  cmd->add_option("--format", a.format, "output layout: fixed | varlength | auto (that of the first input)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fixed", "varlength", "auto"}));
+}
+
+Format output_format(const std::vector<std::string>& files, const std::string& name) {
+  if (name != "auto") return parse_format(name);
+  const Format f = shard_info(files.front()).format;
+  if (f == Format::packed) throw DataError(fmt::format("{}: needs unpacked (fixed or varlength) shards", files.front()));
+  return f;
+}
 
 void add_io(CLI::App* cmd, TransformArgs& a) {
   cmd->add_option("in", a.in, "input shard or directory")->required();
@@ -43,6 +57,48 @@ void add_transforms(CLI::App& app) {
     const auto files = input_files(a->in);
     reshard(files, a->out, a->shards, parse_format(a->format), a->limits, step("shard written"));
     fmt::print("reshard: {} file(s) -> {} {} shards in {}\n", files.size(), a->shards, a->format, a->out);
+  });
+
+  auto ch = std::make_shared<TransformArgs>();
+  ch->format = "auto";
+  auto* chop_cmd = app.add_subcommand(
+      "chop", "cut the concatenated input into N shards by NVIDIA's rule (chop_hdf5_files.py: the first ones one smaller)");
+  add_io(chop_cmd, *ch);
+  chop_cmd->add_option("--shards", ch->shards, "output shards (MLPerf: 4320)")->required()->check(CLI::PositiveNumber);
+  add_format(chop_cmd, *ch);
+  chop_cmd->callback([a = ch] {
+    const auto files = input_files(a->in);
+    chop(files, a->out, a->shards, output_format(files, a->format), a->limits, step("shard written"));
+    fmt::print("chop: {} file(s) -> {} shards in {}\n", files.size(), a->shards, a->out);
+  });
+
+  auto sh = std::make_shared<TransformArgs>();
+  sh->format = "auto";
+  sh->seed = 24;
+  auto* sh_cmd = app.add_subcommand(
+      "shuffle", "shuffle samples across all shards (NVIDIA's shuffle_indices.py + shuffle_samples.py), sizes and names kept");
+  add_io(sh_cmd, *sh);
+  sh_cmd->add_option("--seed", sh->seed, "random.Random seed of the reference")->capture_default_str();
+  add_format(sh_cmd, *sh);
+  sh_cmd->callback([a = sh] {
+    const auto files = input_files(a->in);
+    shuffle_samples(files, a->out, a->seed, output_format(files, a->format), a->limits,
+                    step("shuffle step (read inputs, write outputs)"));
+    fmt::print("shuffle: {} shard(s) -> {} (seed {})\n", files.size(), a->out, a->seed);
+  });
+
+  auto pe = std::make_shared<TransformArgs>();
+  pe->format = "auto";
+  auto* pe_cmd = app.add_subcommand(
+      "pick-eval", "keep rows int(i*N/count), i < count (NVIDIA's pick_eval_samples.py) in one file");
+  add_io(pe_cmd, *pe);
+  pe_cmd->get_option("out")->description("output file (e.g. part_eval_10k.hdf5)");
+  pe_cmd->add_option("--count", pe->count, "samples to keep")->capture_default_str()->check(CLI::PositiveNumber);
+  add_format(pe_cmd, *pe);
+  pe_cmd->callback([a = pe] {
+    const auto files = input_files(a->in);
+    pick_eval(files, a->out, a->count, output_format(files, a->format), a->limits);
+    fmt::print("pick-eval: {} of the samples of {} file(s) -> {}\n", a->count, files.size(), a->out);
   });
 
   auto tv = std::make_shared<TransformArgs>();

@@ -9,7 +9,7 @@ namespace bert::data::cli {
 void add_synth(CLI::App& app);
 void add_grammar_stats(CLI::App& app);
 void add_info_verify(CLI::App& app);
-void add_transforms(CLI::App& app);  // reshard, to-varlength, split4bin, pack
+void add_transforms(CLI::App& app);  // reshard, chop, shuffle, pick-eval, to-varlength, split4bin, pack
 void add_convert_checkpoint(CLI::App& app);
 void add_create(CLI::App& app);  // create
 

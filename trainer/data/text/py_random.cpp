@@ -1,7 +1,5 @@
 #include "trainer/data/text/py_random.h"
 
-#include <bit>
-
 namespace bert::data::text {
 
 void PyRandom::init_genrand(uint32_t s) {
@@ -51,38 +49,6 @@ void PyRandom::refill() {
   const uint32_t y = (mt_[623] & kUpper) | (mt_[0] & kLower);
   mt_[623] = mt_[396] ^ (y >> 1) ^ ((y & 1u) ? kMatrix : 0u);
   index_ = 0;
-}
-
-uint32_t PyRandom::genrand_uint32() {
-  if (index_ >= 624) refill();
-  uint32_t y = mt_[index_++];
-  y ^= y >> 11;
-  y ^= (y << 7) & 0x9d2c5680u;
-  y ^= (y << 15) & 0xefc60000u;
-  y ^= y >> 18;
-  return y;
-}
-
-double PyRandom::random() {
-  const uint32_t a = genrand_uint32() >> 5, b = genrand_uint32() >> 6;
-  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-}
-
-uint64_t PyRandom::getrandbits(int k) {
-  if (k <= 32) return genrand_uint32() >> (32 - k);
-  const uint64_t low = genrand_uint32();
-  return low | (static_cast<uint64_t>(genrand_uint32() >> (64 - k)) << 32);
-}
-
-uint64_t PyRandom::randbelow(uint64_t n) {
-  const int k = std::bit_width(n);
-  uint64_t r = getrandbits(k);
-  while (r >= n) r = getrandbits(k);
-  return r;
-}
-
-int64_t PyRandom::randint(int64_t a, int64_t b) {
-  return a + static_cast<int64_t>(randbelow(static_cast<uint64_t>(b - a) + 1));
 }
 
 }  // namespace bert::data::text
