@@ -1,43 +1,21 @@
 #include "trainer/data/crc32c.h"
 
-#include <array>
+#include <algorithm>
+#include <isa-l/crc.h>
 
 namespace bert::data {
-namespace {
-
-// Slicing-by-8 tables for the reflected polynomial 0x82F63B78.
-struct Tables {
-  std::array<std::array<uint32_t, 256>, 8> t{};
-  Tables() {
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
-      t[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; ++i)
-      for (int s = 1; s < 8; ++s) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
-  }
-};
-const Tables& tables() {
-  static const Tables tab;
-  return tab;
-}
-
-}  // namespace
 
 uint32_t crc32c(const void* data, size_t n, uint32_t crc) {
-  const auto& t = tables().t;
-  const auto* p = static_cast<const unsigned char*>(data);
-  uint32_t c = ~crc;
-  while (n >= 8) {
-    const uint32_t lo = c ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24);
-    c = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^ t[3][p[4]] ^
-        t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
-    p += 8;
-    n -= 8;
+  // ISA-L's iSCSI CRC is CRC-32C on the raw register: pass ~crc in, invert the result.
+  auto* p = static_cast<unsigned char*>(const_cast<void*>(data));  // ISA-L only reads it
+  uint32_t reg = ~crc;
+  while (n > 0) {
+    const int chunk = static_cast<int>(std::min<size_t>(n, size_t{1} << 30));
+    reg = crc32_iscsi(p, chunk, reg);
+    p += chunk;
+    n -= static_cast<size_t>(chunk);
   }
-  while (n--) c = (c >> 8) ^ t[0][(c ^ *p++) & 0xff];
-  return ~c;
+  return ~reg;
 }
 
 }  // namespace bert::data

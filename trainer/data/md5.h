@@ -1,7 +1,7 @@
-// MD5 (RFC 1321), only for NVIDIA's dataset checksum scheme (`.chk` files), not for security.
+// MD5 (nettle), only for NVIDIA's dataset checksum scheme (`.chk` files), not for security.
 #pragma once
 #include <cstddef>
-#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -10,16 +10,14 @@ namespace bert::data {
 class Md5 {
  public:
   Md5();
+  ~Md5();
   void update(const void* data, size_t n);
   void update(std::string_view s) { update(s.data(), s.size()); }
   std::string hex();  // finishes; lowercase hex digest
 
  private:
-  void block(const unsigned char* p);
-  uint32_t h_[4];
-  uint64_t bytes_ = 0;
-  unsigned char buf_[64];
-  size_t fill_ = 0;
+  struct Ctx;
+  std::unique_ptr<Ctx> ctx_;
 };
 
 std::string md5_hex(std::string_view s);
