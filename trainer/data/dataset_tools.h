@@ -71,6 +71,12 @@ void convert_files(const std::vector<std::string>& in, const std::string& out_di
 // sequences per bin.
 std::vector<int64_t> split4bin(const std::vector<std::string>& in, const std::string& out_dir, const Limits& limits,
                                const Progress& progress);
+// Samsung's layout (run_split_and_chop_hdf5_files.py): the same four bins over all inputs (in
+// order), each bin cut by the chop rule into `shards` files OUT/<edge>/part_<i>_of_<shards>.hdf5
+// (no zero padding, as Samsung's), input layout kept. The trainer's loader reads the folder
+// (loader.h: length-balanced batches). Returns the sequences per bin.
+std::vector<int64_t> split4bin_chop(const std::vector<std::string>& in, const std::string& out_dir, int shards,
+                                    const Limits& limits, const Progress& progress);
 
 struct PackSummary {
   int64_t sequences = 0, packs = 0, tokens = 0;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "trainer/data/batch_assembly.h"
+#include "trainer/data/loader_bins.h"
 #include "trainer/data/rng.h"
 
 namespace bert::data {
@@ -19,6 +20,8 @@ namespace bert::data {
 struct Loader::Impl {
   LoaderOptions opt;
   std::vector<std::string> shards;
+  BinGroups bins;               // Samsung's 4-bin layout (then a "shard" below is a group)
+  std::vector<int> bin_counts;  // per batch, per bin
 
   std::mutex mu;
   std::condition_variable cv;
@@ -54,8 +57,10 @@ struct Loader::Impl {
   }
 
   // The rank's shards of epoch e in read order (indices into `shards`).
+  size_t units() const { return bins.empty() ? shards.size() : bins.groups.size(); }
+
   std::vector<int64_t> epoch_shards(int e) const {
-    std::vector<int64_t> perm(shards.size());
+    std::vector<int64_t> perm(units());
     std::iota(perm.begin(), perm.end(), 0);
     Rng(std::initializer_list<uint64_t>{opt.seed, 0x5A4D, static_cast<uint64_t>(e)}).shuffle(perm.begin(), perm.end());
     std::vector<int64_t> mine;
@@ -64,15 +69,39 @@ struct Loader::Impl {
     return mine;
   }
 
-  std::shared_ptr<SequenceSet> load(int64_t shard) const {
-    const std::string& path = shards[static_cast<size_t>(shard)];
-    Format layout;
-    auto set = std::make_shared<SequenceSet>(
-        read_shard(path, Limits{opt.vocab_size, opt.seq_len, opt.max_pred}, 0, -1, &layout));
-    if ((layout == Format::packed) != (opt.format == Format::packed))
-      throw DataError(fmt::format("{}: layout {}, but the run expects {} shards", path, format_name(layout),
-                                  format_name(opt.format)));
-    return set;
+  struct Loaded {
+    std::shared_ptr<SequenceSet> set;
+    std::vector<int64_t> bin_first;  // bins: bin b is sequences [bin_first[b], bin_first[b+1])
+  };
+
+  Loaded load(int64_t shard) const {
+    const Limits lim{opt.vocab_size, opt.seq_len, opt.max_pred};
+    const std::vector<std::string> files =
+        bins.empty() ? std::vector<std::string>{shards[static_cast<size_t>(shard)]} : bins.groups[static_cast<size_t>(shard)];
+    Loaded out{std::make_shared<SequenceSet>(), {0}};
+    for (const auto& path : files) {
+      Format layout;
+      SequenceSet part = read_shard(path, lim, 0, -1, &layout);
+      if ((layout == Format::packed) != (opt.format == Format::packed) || (layout == Format::packed && !bins.empty()))
+        throw DataError(fmt::format("{}: layout {}, but the run expects {} shards", path, format_name(layout),
+                                    format_name(opt.format)));
+      if (files.size() == 1) {
+        *out.set = std::move(part);
+      } else {
+        for (int64_t i = 0; i < part.size(); ++i) out.set->append(part, i);
+      }
+      out.bin_first.push_back(out.set->size());
+    }
+    return out;
+  }
+
+  std::vector<int64_t> unit_order(const Loaded& loaded, int e, int64_t shard) const {
+    if (!bins.empty()) return balanced_order(loaded.bin_first, bin_counts, opt.seed, e, shard);
+    std::vector<int64_t> order(static_cast<size_t>(loaded.set->num_packs()));
+    std::iota(order.begin(), order.end(), 0);
+    Rng(std::initializer_list<uint64_t>{opt.seed, static_cast<uint64_t>(e), static_cast<uint64_t>(shard)})
+        .shuffle(order.begin(), order.end());
+    return order;
   }
 
   void run() {
@@ -83,22 +112,20 @@ struct Loader::Impl {
     std::vector<int64_t> mine = epoch_shards(0);
     const size_t per_epoch = mine.size();  // the same every epoch
     // While one shard is served, a helper thread reads the next one (a real shard takes ~0.3 s).
-    std::future<std::shared_ptr<SequenceSet>> ahead = std::async(std::launch::async, &Impl::load, this, mine[0]);
+    std::future<Loaded> ahead = std::async(std::launch::async, &Impl::load, this, mine[0]);
     for (int e = 0; opt.epochs == 0 || e < opt.epochs; ++e) {
       int64_t units_this_epoch = 0;
       for (size_t k = 0; k < per_epoch; ++k) {
         const int64_t shard = mine[k];
-        auto set = ahead.get();
+        Loaded loaded = ahead.get();
+        auto set = loaded.set;
         if (k + 1 < per_epoch) {
           ahead = std::async(std::launch::async, &Impl::load, this, mine[k + 1]);
         } else if (opt.epochs == 0 || e + 1 < opt.epochs) {
           mine = epoch_shards(e + 1);
           ahead = std::async(std::launch::async, &Impl::load, this, mine[0]);
         }
-        std::vector<int64_t> order(static_cast<size_t>(set->num_packs()));
-        std::iota(order.begin(), order.end(), 0);
-        Rng(std::initializer_list<uint64_t>{opt.seed, static_cast<uint64_t>(e), static_cast<uint64_t>(shard)})
-            .shuffle(order.begin(), order.end());
+        const std::vector<int64_t> order = unit_order(loaded, e, shard);
         units_this_epoch += static_cast<int64_t>(order.size());
         live.push_back(set);
         for (int64_t u : order) {
@@ -125,12 +152,21 @@ Loader::Loader(LoaderOptions options) : impl_(std::make_unique<Impl>()) {
     throw DataError(fmt::format("loader: rank {} outside world size {}", o.rank, o.world_size));
   if (o.batch_size < 1 || o.seq_len < 1 || o.max_pred < 1 || o.vocab_size < 1 || o.prefetch < 1)
     throw DataError("loader: batch_size, seq_len, max_pred, vocab_size and prefetch must be positive");
-  m.shards = o.files.empty() ? list_shards(o.dir) : o.files;
+  if (o.files.empty()) m.bins = find_bin_groups(o.dir);
+  if (!m.bins.empty()) {
+    if (o.format == Format::packed) throw DataError(fmt::format("{}: length bins hold unpacked shards, not packed", o.dir));
+    std::vector<int64_t> sizes;
+    for (const auto& f : m.bins.groups.front()) sizes.push_back(count_samples(f));
+    m.bin_counts = bin_batch_counts(sizes, o.batch_size, o.bin_batch_counts, o.dir);
+    for (const auto& g : m.bins.groups) m.shards.insert(m.shards.end(), g.begin(), g.end());
+  } else {
+    m.shards = o.files.empty() ? list_shards(o.dir) : o.files;
+  }
   const std::string where = o.files.empty() ? o.dir : "the shard list";
   if (m.shards.empty()) throw DataError(fmt::format("{}: no shards (files named part*)", where));
-  if (static_cast<int>(m.shards.size()) < o.world_size)
+  if (static_cast<int>(m.units()) < o.world_size)
     throw DataError(fmt::format("{}: {} shards for {} ranks; every rank needs at least one (bert-data reshard)",
-                                where, m.shards.size(), o.world_size));
+                                where, m.units(), o.world_size));
   for (const auto& s : m.shards)
     if (!std::filesystem::is_regular_file(s)) throw DataError(fmt::format("{}: shard missing", s));
   m.worker = std::thread([&m] { m.produce(); });

@@ -8,6 +8,10 @@
 // assembles up to `prefetch` batches ahead. Layout of a Batch: see batch.h. With format packed,
 // `batch_size` counts packs (rows) and Batch::num_sequences the sequences inside them.
 //
+// A `dir` of length-bin folders (128/ 256/ 384/ 512/, Samsung's layout, `bert-data split4bin
+// --shards N`) is read group by group instead: shard k of every bin together, each batch with a
+// fixed count per bin (loader_bins.h), so every rank's batches carry the same mix of lengths.
+//
 // Eval: the first `num_examples` samples of the eval file (or of the files named *part* in a
 // directory, in name order, as NVIDIA does), split into W contiguous slices (rank r gets
 // [r*N/W, (r+1)*N/W)), then cut into padded batches of `batch_size` in file order; the last batch
@@ -39,6 +43,9 @@ struct LoaderOptions {
   uint64_t seed = 0;
   int prefetch = 4;                 // batches assembled ahead by the background thread
   int epochs = 0;                   // 0 = endless; otherwise next() returns false after this many
+  // `dir` in Samsung's 4-bin layout (loader_bins.h): sequences per batch from each bin, summing to
+  // batch_size; empty = the bins' shares of the first group.
+  std::vector<int> bin_batch_counts;
 };
 
 class Loader {

@@ -19,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int64_t kReadBlock = 32768;  // samples read from an input at a time
+constexpr int64_t kWriteBlock = 4096;  // fixed rows buffered before a write
 
 int64_t count_unpacked(const std::string& f) {
   if (shard_info(f).format == Format::packed)
@@ -38,13 +39,8 @@ class ShardCutter {
   void add(const SequenceSet& s, int64_t first, int64_t count) {
     while (count > 0) {
       const int64_t take = std::min(count, sizes_[k_] - filled_);
-      if (fixed_) {
-        SequenceSet part;
-        for (int64_t i = first; i < first + take; ++i) part.append(s, i);
-        fixed_->write(part);
-      } else {
-        for (int64_t i = first; i < first + take; ++i) buf_.append(s, i);
-      }
+      for (int64_t i = first; i < first + take; ++i) buf_.append(s, i);
+      if (fixed_ && buf_.size() >= kWriteBlock) flush_fixed();
       filled_ += take;
       first += take;
       count -= take;
@@ -59,8 +55,13 @@ class ShardCutter {
     if (k_ < sizes_.size() && format_ == Format::fixed)
       fixed_ = std::make_unique<FixedShardWriter>(names_[k_], sizes_[k_], lim_);
   }
+  void flush_fixed() {
+    fixed_->write(buf_);
+    buf_ = SequenceSet{};
+  }
   void close_current() {
     if (fixed_) {
+      flush_fixed();
       fixed_->finish();
       fixed_.reset();
     } else {
@@ -203,6 +204,48 @@ void shuffle_samples(const std::vector<std::string>& in, const std::string& out_
     tick(progress, ++done, steps);
   }
   cleanup.release();
+}
+
+std::vector<int64_t> split4bin_chop(const std::vector<std::string>& in, const std::string& out_dir, int shards,
+                                    const Limits& limits, const Progress& progress) {
+  if (shards < 1) throw DataError(fmt::format("split4bin: --shards {} < 1", shards));
+  const ShardInfo info = shard_info(in.front());
+  if (info.format == Format::packed) throw DataError(fmt::format("{}: needs unpacked (fixed or varlength) shards", in.front()));
+  Limits lim = limits;
+  if (info.format == Format::fixed) lim.seq_len = info.width, lim.max_pred = info.mlm_width;
+  if (lim.seq_len <= 0) lim.seq_len = 512;
+  auto bin_of = [&](int len) {
+    int b = 0;
+    while (b < 3 && len > lim.seq_len * (b + 1) / 4) ++b;
+    return b;
+  };
+  std::vector<int64_t> counts(4, 0);
+  for (const auto& f : in)
+    for (int16_t len : read_lengths(f, lim)) ++counts[bin_of(len)];
+  std::vector<std::unique_ptr<ShardCutter>> cutters;
+  for (int b = 0; b < 4; ++b) {
+    const std::vector<int64_t> sizes = chop_sizes(counts[b], shards);
+    if (sizes.front() < 1)
+      throw DataError(fmt::format("split4bin: bin {} has {} sequences, too few for {} shards", lim.seq_len * (b + 1) / 4,
+                                  counts[b], shards));
+    const std::string dir = (fs::path(out_dir) / std::to_string(lim.seq_len * (b + 1) / 4)).string();
+    make_shard_dir(dir, "split4bin");
+    std::vector<std::string> names;
+    for (int k = 0; k < shards; ++k) names.push_back((fs::path(dir) / fmt::format("part_{}_of_{}.hdf5", k, shards)).string());
+    cutters.push_back(std::make_unique<ShardCutter>(names, sizes, info.format, lim, nullptr));
+  }
+  int64_t done = 0;
+  for (const auto& f : in) {
+    const int64_t n = count_unpacked(f);
+    for (int64_t first = 0; first < n; first += kReadBlock) {
+      const SequenceSet s = read_shard(f, lim, first, std::min(kReadBlock, n - first));
+      for (int64_t i = 0; i < s.size(); ++i) cutters[bin_of(s.length(i))]->add(s, i, 1);
+    }
+    tick(progress, ++done, static_cast<int64_t>(in.size()));
+  }
+  for (const auto& c : cutters)
+    if (!c->done()) throw DataError("split4bin: inputs changed while reading (fewer samples)");
+  return counts;
 }
 
 void pick_eval(const std::vector<std::string>& in, const std::string& out, int64_t count, Format format,

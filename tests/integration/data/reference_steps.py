@@ -127,5 +127,24 @@ def main():
         run("pick-eval", fixed, os.path.join(tmp, "x.hdf5"), "--count", str(n + 1), expect=2)
         print("pick-eval: 50 of %d rows equal" % n)
 
+        # split4bin --shards (Samsung's run_split_and_chop_hdf5_files.py): bins 1-32, 33-64, 65-96, 97-128
+        # by sum(input_mask), input order kept, each bin chopped into 3 files part_<i>_of_3.hdf5.
+        binned = os.path.join(tmp, "4bin")
+        run("split4bin", fixed, binned, "--shards", "3")
+        lengths = src["input_mask"].sum(axis=1)
+        for b, edge in enumerate([32, 64, 96, 128]):
+            rows = np.nonzero((lengths > edge - 32) & (lengths <= edge))[0]
+            nominal = math.ceil(len(rows) / 3)
+            excess = 3 * nominal - len(rows)
+            at = 0
+            for k in range(3):
+                size = nominal - 1 if k < excess else nominal
+                got = read_fixed([os.path.join(binned, str(edge), "part_%d_of_3.hdf5" % k)])
+                for key in FIXED:
+                    assert np.array_equal(got[key], src[key][rows[at:at + size]]), (edge, k, key)
+                at += size
+            assert at == len(rows) > 0
+        print("split4bin --shards 3: Samsung's bins and shards equal")
+
 
 main()

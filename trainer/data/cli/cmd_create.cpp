@@ -13,19 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Text parts: a file, or the regular files of a directory in name order.
-std::vector<std::string> text_parts(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return {path};
-  if (!fs::is_directory(path, ec)) throw DataError(fmt::format("{}: no such file or directory", path));
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(path, ec))
-    if (e.is_regular_file() && e.path().filename().string()[0] != '.') out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  if (out.empty()) throw DataError(fmt::format("{}: no text parts", path));
-  return out;
-}
-
 std::string output_name(const std::string& input) {
   return fs::path(input).filename().string() + ".hdf5";
 }
@@ -71,7 +58,7 @@ void add_create(CLI::App& app) {
   cmd->add_flag("--resume", a->resume, "keep outputs that already exist (finished parts) and make the rest");
   add_generator_options(cmd, a->gen);
   cmd->callback([a] {
-    const auto parts = text_parts(a->in);
+    const auto parts = regular_files(a->in);
     fs::create_directories(a->out);
     std::vector<text::CreateJob> jobs;
     for (const auto& p : parts) jobs.push_back({p, (fs::path(a->out) / output_name(p)).string()});

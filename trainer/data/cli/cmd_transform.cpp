@@ -113,9 +113,13 @@ void add_transforms(CLI::App& app) {
   auto sb = std::make_shared<TransformArgs>();
   auto* sb_cmd = app.add_subcommand("split4bin", "split shards into four length bins (Samsung): OUT/128 .. OUT/512");
   add_io(sb_cmd, *sb);
+  sb_cmd->add_option("--shards", sb->shards,
+                     "Samsung's layout: cut each bin into N shards part_<i>_of_<N>.hdf5 (chop rule); 0 = one file per input")
+      ->check(CLI::NonNegativeNumber);
   sb_cmd->callback([a = sb] {
     const auto files = input_files(a->in);
-    const auto counts = split4bin(files, a->out, a->limits, step("file split"));
+    const auto counts = a->shards > 0 ? split4bin_chop(files, a->out, a->shards, a->limits, step("file split"))
+                                      : split4bin(files, a->out, a->limits, step("file split"));
     fmt::print("split4bin: {} file(s) -> {}: sequences per bin {} / {} / {} / {}\n", files.size(), a->out, counts[0],
                counts[1], counts[2], counts[3]);
   });
