@@ -52,8 +52,8 @@ for r in $(seq "$ROUNDS"); do
       --output_file="$WORK/tiny.tfrecord" "${ORACLE_FLAGS[@]}"
     cat "$WORK/t" >> "$WORK/oracle0"
   fi
-  echo "  round $r/$ROUNDS: bert-data $(awk '{printf "%.2f s wall, %.2f s CPU", $1, $2+$3}' "$WORK/ours" | tail -1)" \
-       "$( [ $have_oracle = 1 ] && awk '{printf "| oracle %.1f s wall, %.1f s CPU", $1, $2+$3}' "$WORK/oracle" | tail -1)"
+  echo "  round $r/$ROUNDS: bert-data $(awk '{printf "%.2f s wall, %.2f s CPU\n", $1, $2+$3}' "$WORK/ours" | tail -1)" \
+       "$( [ $have_oracle = 1 ] && awk '{printf "| oracle %.1f s wall, %.1f s CPU\n", $1, $2+$3}' "$WORK/oracle" | tail -1)"
 done
 
 # The steps after create, once, on the 1-worker output (single process each, as implemented).

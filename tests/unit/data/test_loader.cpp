@@ -13,6 +13,10 @@ using bert::data::test::make_sequences;
 using bert::data::test::TempDir;
 
 namespace {
+const auto& options = bert::data::test::loader_options;
+}  // namespace
+
+namespace {
 
 // Shards whose sequences carry their global id in token 1 (ids 104 + global index).
 void write_id_shards(const TempDir& tmp, int shards, int per_shard, Format f) {
@@ -36,20 +40,6 @@ void write_id_shards(const TempDir& tmp, int shards, int per_shard, Format f) {
   }
 }
 
-LoaderOptions options(const TempDir& tmp, Format f, int rank, int world, int batch) {
-  LoaderOptions o;
-  o.dir = tmp.path().string();
-  o.format = f;
-  o.rank = rank;
-  o.world_size = world;
-  o.batch_size = batch;
-  o.seq_len = 16;
-  o.max_pred = 2;
-  o.vocab_size = 4096;
-  o.seed = 42;
-  o.prefetch = 2;
-  return o;
-}
 
 // Checks the Batch invariants of batch.h; returns the global ids of its sequences.
 std::vector<int> check_batch(const Batch& b) {

@@ -40,15 +40,7 @@ void write_bins(const TempDir& tmp, int shards, const std::vector<int>& per_bin)
 }
 
 LoaderOptions bin_options(const TempDir& tmp, int rank, int world, int batch) {
-  LoaderOptions o;
-  o.dir = tmp.path().string();
-  o.format = Format::fixed;
-  o.rank = rank;
-  o.world_size = world;
-  o.batch_size = batch;
-  o.seq_len = 16;
-  o.max_pred = 2;
-  o.vocab_size = 4096;
+  LoaderOptions o = bert::data::test::loader_options(tmp, Format::fixed, rank, world, batch);
   o.seed = 5;
   o.epochs = 1;
   return o;

@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 
+#include "trainer/data/loader.h"
 #include "trainer/data/sequences.h"
 
 namespace bert::data::test {
@@ -43,6 +44,22 @@ inline SequenceSet make_sequences(int n, int max_len = 32) {
     s.append(ids.data(), seg.data(), len, pos, mids, len - 2 > 1 ? 2 : 1, static_cast<int8_t>(i % 2));
   }
   return s;
+}
+
+// Loader options over the shards of `tmp`: seq 16, 2 predictions, vocab 4096, seed 42, prefetch 2.
+inline LoaderOptions loader_options(const TempDir& tmp, Format f, int rank, int world, int batch) {
+  LoaderOptions o;
+  o.dir = tmp.path().string();
+  o.format = f;
+  o.rank = rank;
+  o.world_size = world;
+  o.batch_size = batch;
+  o.seq_len = 16;
+  o.max_pred = 2;
+  o.vocab_size = 4096;
+  o.seed = 42;
+  o.prefetch = 2;
+  return o;
 }
 
 }  // namespace bert::data::test
