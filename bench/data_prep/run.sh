@@ -56,7 +56,7 @@ for r in $(seq "$ROUNDS"); do
        "$( [ $have_oracle = 1 ] && awk '{printf "| oracle %.1f s wall, %.1f s CPU\n", $1, $2+$3}' "$WORK/oracle" | tail -1)"
 done
 
-# The steps after create, once, on the 1-worker output (single process each, as implemented).
+# The steps after create, once, on the 1-worker output, one process each (CPU per sample).
 : > "$WORK/steps"
 step() {  # name cmd...
   local name=$1; shift
@@ -99,11 +99,14 @@ BEGIN {
   printf "    it writes %.0f GB of fixed HDF5 (%.1f bytes per byte of text here): %.1f min at an assumed 2 GB/s sustained write\n", 13e9 * outb / bytes / 1e9, outb / bytes, 13e9 * outb / bytes / 2e9 / 60
   printf "    the reference at %.3f MB/s per core: %.1f h on the same 64 cores\n", ref, rounds * part_mb / ref / 3600
   total = rounds * part_mb / rate / 60
+  io = 13e9 * outb / bytes  # bytes of fixed HDF5
   while ((getline line < f5) > 0) {
     split(line, v, " "); cpu = v[3] + v[4]
     t = cpu / inst * N / 60
-    printf "  %-12s %.2f s CPU for %d samples here -> %.1f min for %d samples in one process (CPU-bound)\n", v[1], cpu, inst, t, N
-    total += t
+    par = (v[1] == "chop" || v[1] == "to-varlength") ? cores : 1
+    printf "  %-12s %.2f s CPU for %d samples here -> %.1f min CPU for %d samples, %s: %.1f min\n", v[1], cpu, inst, t, N, par > 1 ? "64 workers" : "one process", t / par
+    total += t / par
   }
-  printf "  chain (create in parallel, the other steps one process each, CPU-bound, page cache/disk not limiting): %.0f min\n", total
+  printf "  I/O of create + chop + to-varlength: write %.0f GB, read %.0f + %.0f GB, write %.0f + %.0f GB = %.1f TB: %.0f min at an assumed 2 GB/s\n", io / 1e9, io / 1e9, io / 1e9, io / 1e9, io * 0.43 / 1e9, (4.43 * io) / 1e12, 4.43 * io / 2e9 / 60
+  printf "  chain, CPU-bound (create, chop, to-varlength on 64 workers; shuffle and pack one process each): %.0f min\n", total
 }'

@@ -10,6 +10,7 @@
 #include "trainer/data/md5.h"
 #include "trainer/data/packing.h"
 #include "trainer/data/tool_helpers.h"
+#include "trainer/data/worker_pool.h"
 
 namespace bert::data {
 
@@ -138,15 +139,26 @@ std::vector<std::string> check_chk(const std::vector<std::string>& files, const 
 }
 
 void convert_files(const std::vector<std::string>& in, const std::string& out_dir, Format format, const Limits& limits,
-                   const Progress& progress) {
+                   const Progress& progress, int jobs) {
   if (format == Format::packed) throw DataError("convert: use pack to write packed shards");
   const Limits out_lim = output_limits(in, format, limits);
   make_shard_dir(out_dir, "to-varlength");
-  int64_t done = 0;
-  for (const auto& f : in) {
-    const SequenceSet s = read_unpacked(f, limits, "convert");
-    write_shard((fs::path(out_dir) / base_name(f)).string(), s, format, out_lim);
-    tick(progress, ++done, static_cast<int64_t>(in.size()));
+  auto out = [&](size_t k) { return (fs::path(out_dir) / base_name(in[k])).string(); };
+  try {
+    run_in_workers(
+        static_cast<int>(in.size()), jobs,
+        [&](int k) -> int64_t {
+          write_shard(out(static_cast<size_t>(k)), read_unpacked(in[static_cast<size_t>(k)], limits, "convert"), format,
+                      out_lim);
+          return 0;
+        },
+        nullptr, [&](const PoolProgress& p) { tick(progress, p.done, p.total); });
+  } catch (...) {
+    for (size_t k = 0; k < in.size(); ++k) {
+      std::error_code ec;
+      fs::remove(out(k) + ".tmp", ec);
+    }
+    throw;
   }
 }
 

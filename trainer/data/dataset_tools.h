@@ -40,15 +40,16 @@ std::string chk_line(const std::string& path);
 std::vector<std::string> check_chk(const std::vector<std::string>& files, const std::string& chk_path);
 
 // The inputs' samples concatenated (files in the given order) and cut into consecutive output
-// shards OUT/part_XXXXX_of_MMMMM.hdf5. Inputs are read in blocks and fixed output is written in
-// blocks, so memory stays at a block (varlength output: one output shard).
+// shards OUT/part_XXXXX_of_MMMMM.hdf5. Each output shard reads only its range of the inputs, in
+// blocks, and fixed output is written in blocks, so memory stays at a block (varlength output:
+// one output shard); `jobs` worker processes write shards in parallel (worker_pool.h).
 //   reshard: shard k ends at floor((k+1)*N/M).
 //   chop (NVIDIA's chop_hdf5_files.py): nominal = ceil(N/M); the first M*nominal - N shards hold
 //   nominal - 1 samples, the others nominal.
 void reshard(const std::vector<std::string>& in, const std::string& out_dir, int shards, Format format,
-             const Limits& limits, const Progress& progress);
+             const Limits& limits, const Progress& progress, int jobs = 1);
 void chop(const std::vector<std::string>& in, const std::string& out_dir, int shards, Format format,
-          const Limits& limits, const Progress& progress);
+          const Limits& limits, const Progress& progress, int jobs = 1);
 std::vector<int64_t> chop_sizes(int64_t total, int shards);  // the rule above
 
 // NVIDIA's shuffle_indices.py + shuffle_samples.py: the (file, sample) pairs of the inputs in the
@@ -63,9 +64,9 @@ void shuffle_samples(const std::vector<std::string>& in, const std::string& out_
 // int(i*N/count) for i < count, written to `out` (one file).
 void pick_eval(const std::vector<std::string>& in, const std::string& out, int64_t count, Format format,
                const Limits& limits);
-// Each file rewritten as `format` (same name) into out_dir.
+// Each file rewritten as `format` (same name) into out_dir; `jobs` worker processes.
 void convert_files(const std::vector<std::string>& in, const std::string& out_dir, Format format,
-                   const Limits& limits, const Progress& progress);
+                   const Limits& limits, const Progress& progress, int jobs = 1);
 // Samsung's four length bins: sequences of length <= seq_len/4, /2, 3/4, full go to
 // OUT/<edge>/<same file name> (e.g. OUT/128, OUT/256, OUT/384, OUT/512 for 512). Returns the
 // sequences per bin.

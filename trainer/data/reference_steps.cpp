@@ -12,6 +12,7 @@
 #include "trainer/data/spill.h"
 #include "trainer/data/text/py_random.h"
 #include "trainer/data/tool_helpers.h"
+#include "trainer/data/worker_pool.h"
 
 namespace bert::data {
 namespace {
@@ -85,24 +86,43 @@ class ShardCutter {
   SequenceSet buf_;
 };
 
+// Output shard k takes global samples [start_k, start_k + sizes[k]) of the concatenated inputs;
+// the shards are independent tasks (worker processes when jobs > 1), each reading only its range.
 void regroup(const std::vector<std::string>& in, const std::string& out_dir, const std::vector<int64_t>& sizes,
-             Format format, const Limits& limits, const Progress& progress, const char* command) {
+             Format format, const Limits& limits, const Progress& progress, const char* command, int jobs) {
   if (format == Format::packed) throw DataError(fmt::format("{}: writes fixed or varlength shards (pack afterwards)", command));
   const Limits out_lim = output_limits(in, format, limits);
+  std::vector<int64_t> in_first{0};  // input f holds global samples [in_first[f], in_first[f+1])
+  for (const auto& f : in) in_first.push_back(in_first.back() + count_unpacked(f));
   make_shard_dir(out_dir, command);
   const int shards = static_cast<int>(sizes.size());
   std::vector<std::string> names;
-  for (int k = 0; k < shards; ++k)
+  std::vector<int64_t> start{0};
+  for (int k = 0; k < shards; ++k) {
     names.push_back((fs::path(out_dir) / fmt::format("part_{:05d}_of_{:05d}.hdf5", k, shards)).string());
-  ShardCutter cut(names, sizes, format, out_lim, progress);
-  for (const auto& f : in) {
-    const int64_t n = count_unpacked(f);
-    for (int64_t first = 0; first < n; first += kReadBlock) {
-      const SequenceSet s = read_shard(f, limits, first, std::min(kReadBlock, n - first));
-      cut.add(s, 0, s.size());
-    }
+    start.push_back(start.back() + sizes[static_cast<size_t>(k)]);
   }
-  if (!cut.done()) throw DataError(fmt::format("{}: inputs changed while reading (fewer samples)", command));
+  auto task = [&](int k) -> int64_t {
+    ShardCutter cut({names[static_cast<size_t>(k)]}, {sizes[static_cast<size_t>(k)]}, format, out_lim, nullptr);
+    for (size_t f = 0; f < in.size(); ++f) {
+      const int64_t a = std::max(start[k], in_first[f]), b = std::min(start[k + 1], in_first[f + 1]);
+      for (int64_t first = a; first < b; first += kReadBlock) {
+        const SequenceSet s = read_shard(in[f], limits, first - in_first[f], std::min(kReadBlock, b - first));
+        cut.add(s, 0, s.size());
+      }
+    }
+    if (!cut.done()) throw DataError(fmt::format("{}: inputs changed while reading (fewer samples)", command));
+    return sizes[static_cast<size_t>(k)];
+  };
+  try {
+    run_in_workers(shards, jobs, task, nullptr, [&](const PoolProgress& p) { tick(progress, p.done, p.total); });
+  } catch (...) {
+    for (const auto& n : names) {
+      std::error_code ec;
+      fs::remove(n + ".tmp", ec);
+    }
+    throw;
+  }
 }
 
 int64_t total_samples(const std::vector<std::string>& in) {
@@ -114,13 +134,13 @@ int64_t total_samples(const std::vector<std::string>& in) {
 }  // namespace
 
 void reshard(const std::vector<std::string>& in, const std::string& out_dir, int shards, Format format,
-             const Limits& limits, const Progress& progress) {
+             const Limits& limits, const Progress& progress, int jobs) {
   if (shards < 1) throw DataError(fmt::format("reshard: --shards {} < 1", shards));
   const int64_t total = total_samples(in);
   if (total < shards) throw DataError(fmt::format("reshard: {} samples cannot fill {} shards", total, shards));
   std::vector<int64_t> sizes;
   for (int k = 0; k < shards; ++k) sizes.push_back((k + 1) * total / shards - k * total / shards);
-  regroup(in, out_dir, sizes, format, limits, progress, "reshard");
+  regroup(in, out_dir, sizes, format, limits, progress, "reshard", jobs);
 }
 
 std::vector<int64_t> chop_sizes(int64_t total, int shards) {
@@ -131,12 +151,12 @@ std::vector<int64_t> chop_sizes(int64_t total, int shards) {
 }
 
 void chop(const std::vector<std::string>& in, const std::string& out_dir, int shards, Format format,
-          const Limits& limits, const Progress& progress) {
+          const Limits& limits, const Progress& progress, int jobs) {
   if (shards < 1) throw DataError(fmt::format("chop: --shards {} < 1", shards));
   const int64_t total = total_samples(in);
   const std::vector<int64_t> sizes = chop_sizes(total, shards);
   if (sizes.front() < 1) throw DataError(fmt::format("chop: {} samples cannot fill {} shards", total, shards));
-  regroup(in, out_dir, sizes, format, limits, progress, "chop");
+  regroup(in, out_dir, sizes, format, limits, progress, "chop", jobs);
 }
 
 void shuffle_samples(const std::vector<std::string>& in, const std::string& out_dir, uint64_t seed, Format format,

@@ -71,7 +71,7 @@ def main():
 
         # chop: 7 shards, sizes by the reference rule, rows in order.
         chopped = os.path.join(tmp, "chopped")
-        run("chop", fixed, chopped, "--shards", "7")
+        run("chop", fixed, chopped, "--shards", "7", "--jobs", "2")
         nominal = math.ceil(n / 7)
         excess = 7 * nominal - n
         sizes = [nominal - 1 if k < excess else nominal for k in range(7)]
@@ -90,7 +90,7 @@ def main():
 
         # to-varlength: per sample as convert_fixed2variable.py.
         var = os.path.join(tmp, "varlength")
-        run("to-varlength", chopped, var)
+        run("to-varlength", chopped, var, "--jobs", "2")
         ref_rows = to_var(src)
         got_rows = [r for p in shards(var) for r in read_var(p)]
         assert got_rows == ref_rows

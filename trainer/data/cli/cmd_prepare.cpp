@@ -15,7 +15,7 @@ void add_prepare(CLI::App& app) {
   cmd->add_option("--eval-text", o->eval_text, "eval.txt")->required();
   cmd->add_option("--vocab", o->vocab, "vocab.txt")->required();
   cmd->add_option("--out", o->out, "output folder (gets hdf5/ and packed_data/)")->required();
-  cmd->add_option("--jobs", o->jobs, "worker processes for create (0 = one per core)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--jobs", o->jobs, "worker processes for create, chop and to-varlength (0 = one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--shards", o->shards, "training shards")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--eval-count", o->eval_count, "eval samples picked")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--shuffle-seed", o->shuffle_seed, "seed of the sample shuffle")->capture_default_str();

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <fmt/core.h>
 #include <memory>
+#include <thread>
 
 #include "trainer/data/cli/commands.h"
 #include "trainer/data/data_error.h"
@@ -15,8 +16,15 @@ struct TransformArgs {
   bool per_shard = false;
   uint64_t seed = 12345;
   int64_t count = 10000;
+  int jobs = 1;
   Limits limits{0, 0, 0};
 };
+
+void add_jobs(CLI::App* cmd, TransformArgs& a) {
+  cmd->add_option("--jobs", a.jobs, "worker processes (0 = one per core)")->capture_default_str()->check(CLI::NonNegativeNumber);
+}
+
+int workers(int jobs) { return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 void add_format(CLI::App* cmd, TransformArgs& a) {
   cmd->add_option("--format", a.format, "output layout: fixed | varlength | auto (that of the first input)")
@@ -53,9 +61,10 @@ void add_transforms(CLI::App& app) {
   reshard_cmd->add_option("--shards", rs->shards, "output shards (e.g. 4320 or 2048)")->required()->check(CLI::PositiveNumber);
   reshard_cmd->add_option("--format", rs->format, "output layout: fixed | varlength")
       ->check(CLI::IsMember({"fixed", "varlength"}));
+  add_jobs(reshard_cmd, *rs);
   reshard_cmd->callback([a = rs] {
     const auto files = input_files(a->in);
-    reshard(files, a->out, a->shards, parse_format(a->format), a->limits, step("shard written"));
+    reshard(files, a->out, a->shards, parse_format(a->format), a->limits, step("shard written"), workers(a->jobs));
     fmt::print("reshard: {} file(s) -> {} {} shards in {}\n", files.size(), a->shards, a->format, a->out);
   });
 
@@ -66,9 +75,10 @@ void add_transforms(CLI::App& app) {
   add_io(chop_cmd, *ch);
   chop_cmd->add_option("--shards", ch->shards, "output shards (MLPerf: 4320)")->required()->check(CLI::PositiveNumber);
   add_format(chop_cmd, *ch);
+  add_jobs(chop_cmd, *ch);
   chop_cmd->callback([a = ch] {
     const auto files = input_files(a->in);
-    chop(files, a->out, a->shards, output_format(files, a->format), a->limits, step("shard written"));
+    chop(files, a->out, a->shards, output_format(files, a->format), a->limits, step("shard written"), workers(a->jobs));
     fmt::print("chop: {} file(s) -> {} shards in {}\n", files.size(), a->shards, a->out);
   });
 
@@ -104,9 +114,10 @@ void add_transforms(CLI::App& app) {
   auto tv = std::make_shared<TransformArgs>();
   auto* tv_cmd = app.add_subcommand("to-varlength", "rewrite fixed-length shards as variable-length (same names)");
   add_io(tv_cmd, *tv);
+  add_jobs(tv_cmd, *tv);
   tv_cmd->callback([a = tv] {
     const auto files = input_files(a->in);
-    convert_files(files, a->out, Format::varlength, a->limits, step("file converted"));
+    convert_files(files, a->out, Format::varlength, a->limits, step("file converted"), workers(a->jobs));
     fmt::print("to-varlength: {} file(s) -> {}\n", files.size(), a->out);
   });
 

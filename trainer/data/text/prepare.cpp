@@ -161,10 +161,11 @@ void prepare(const PrepareOptions& opt) {
   // 2-4. chop, variable length, shuffle.
   fs::create_directories(l.t4320);
   folder_step(l.uncompressed, "chop", [&](const std::string& dir) {
-    chop(created, dir, opt.shards, Format::fixed, fixed_lim, step_progress("shard written"));
+    chop(created, dir, opt.shards, Format::fixed, fixed_lim, step_progress("shard written"), opt.jobs);
   });
   folder_step(l.varlength, "to-varlength", [&](const std::string& dir) {
-    convert_files(list_shards(l.uncompressed.string()), dir, Format::varlength, fixed_lim, step_progress("file converted"));
+    convert_files(list_shards(l.uncompressed.string()), dir, Format::varlength, fixed_lim, step_progress("file converted"),
+                  opt.jobs);
   });
   folder_step(l.shuffled, "shuffle", [&](const std::string& dir) {
     shuffle_samples(list_shards(l.varlength.string()), dir, opt.shuffle_seed, Format::varlength, fixed_lim,

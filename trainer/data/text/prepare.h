@@ -22,7 +22,7 @@ namespace bert::data::text {
 
 struct PrepareOptions {
   std::string text_dir, eval_text, vocab, out;
-  int jobs = 1;
+  int jobs = 1;              // worker processes of create, chop and to-varlength
   int shards = 4320;
   int64_t eval_count = 10000;
   uint64_t shuffle_seed = 24;
