@@ -104,7 +104,7 @@ BEGIN {
     split(line, v, " "); cpu = v[3] + v[4]
     t = cpu / inst * N / 60
     par = (v[1] == "chop" || v[1] == "to-varlength") ? cores : 1
-    printf "  %-12s %.2f s CPU for %d samples here -> %.1f min CPU for %d samples, %s: %.1f min\n", v[1], cpu, inst, t, N, par > 1 ? "64 workers" : "one process", t / par
+    printf "  %-12s %.2f s CPU for %d samples here -> %.1f min CPU for %d samples, %s: %.1f min\n", v[1], cpu, inst, t, N, (par > 1 ? "64 workers" : "one process"), t / par
     total += t / par
   }
   printf "  I/O of create + chop + to-varlength: write %.0f GB, read %.0f + %.0f GB, write %.0f + %.0f GB = %.1f TB: %.0f min at an assumed 2 GB/s\n", io / 1e9, io / 1e9, io / 1e9, io / 1e9, io * 0.43 / 1e9, (4.43 * io) / 1e12, 4.43 * io / 2e9 / 60
