@@ -21,6 +21,7 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string resume;
   std::string preflight = "warn";
+  bool submit_command = false;
 };
 
 int run_command(const RunArgs& a) {
@@ -42,6 +43,14 @@ int run_command(const RunArgs& a) {
       BuildOptions bo;
       bo.env = ov.env;
       plan = build_plan(Config::load(a.system, ov), bo);
+    }
+    if (a.submit_command) {  // slurm/run.sub --submit: the queueing command, one word per line
+      if (plan.submit.argv.empty()) {
+        std::cerr << "harness: launcher " << plan.launcher << " is not queued through a batch system; run it directly\n";
+        return 2;
+      }
+      for (const std::string& w : plan.submit.argv) std::cout << w << "\n";
+      return 0;
     }
     if (a.json) {
       std::cout << plan.to_json().dump(2) << "\n";
@@ -94,6 +103,8 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "run a system's NEXP experiments (or --dry-run: print the plan)");
   run->add_option("system", ra.system, "system YAML, e.g. systems/local.yaml (may be left out with --resume)");
   run->add_flag("--dry-run", ra.dry_run, "validate and print the plan; launch nothing");
+  run->add_flag("--submit-command", ra.submit_command,
+                "print the command that queues the set (sbatch --nodes --time=<job walltime> ...), one word per line");
   run->add_flag("--json", ra.json, "print the plan as JSON (with --dry-run: only the JSON)");
   run->add_option("--set", ra.sets, "override a key: --set key.path=value (repeatable)")->allow_extra_args(false);
   run->add_option("--resume", ra.resume,

@@ -45,6 +45,14 @@ struct SubmissionFile {
 };
 SubmissionFile read_submission(std::string_view bytes, bool use_train_samples);
 
+// Which reference the checker compares a set of batch size `bs` against, known before any run.
+struct Coverage {
+  enum class Kind { Exact, Interpolated, BelowSmallest, Missing, NoRcps } kind = Kind::NoRcps;
+  std::optional<Record> record;  // Exact and Interpolated: the RCP; BelowSmallest: the smallest one
+  double lo_bs = 0, hi_bs = 0;   // Interpolated: the neighbours; Missing: lo_bs = the largest batch size
+};
+Coverage coverage(double bs, bool use_pruned);
+
 struct Decision {
   bool passed = false;
   std::string message;

@@ -97,9 +97,40 @@ std::string missing_rcp(double bs) {
 
 }  // namespace
 
-Decision decide(double bs, std::vector<double> samples, bool use_pruned) {
+Coverage coverage(double bs, bool use_pruned) {
   const Table& t = bert_table();
   const auto& recs = use_pruned ? t.pruned : t.full;
+  Coverage c;
+  const Record* exact = nullptr;
+  const Record* below = nullptr;  // largest BS < bs
+  const Record* above = nullptr;  // smallest BS > bs (below 1e9)
+  for (const auto& r : recs) {
+    if (r.bs == bs && !exact) exact = &r;
+    if (r.bs < bs && r.bs > (below ? below->bs : 0)) below = &r;
+    if (r.bs > bs && r.bs < (above ? above->bs : 1e9)) above = &r;
+  }
+  if (exact) {
+    c.kind = Coverage::Kind::Exact;
+    c.record = *exact;
+  } else if (below && above) {
+    c.kind = Coverage::Kind::Interpolated;
+    c.record = interpolate(bs, *below, *above);
+    c.lo_bs = below->bs;
+    c.hi_bs = above->bs;
+  } else if (below) {
+    c.kind = Coverage::Kind::Missing;
+    c.lo_bs = below->bs;
+  } else if (above) {
+    const Record* smallest = &recs.front();
+    for (const auto& r : recs)
+      if (r.bs < smallest->bs) smallest = &r;
+    c.kind = Coverage::Kind::BelowSmallest;
+    c.record = *smallest;
+  }
+  return c;
+}
+
+Decision decide(double bs, std::vector<double> samples, bool use_pruned) {
   Decision d;
   std::sort(samples.begin(), samples.end());
   const double mean = samples.size() >= 2 ? np_mean(samples, 1, samples.size() - 1) : std::nan("");
@@ -110,32 +141,26 @@ Decision decide(double bs, std::vector<double> samples, bool use_pruned) {
     d.norm_factor = nf < 1 ? 1.0 : nf;
     return mean >= r.mean / r.max_speedup;
   };
-  const Record* exact = nullptr;
-  const Record* below = nullptr;  // largest BS < bs
-  const Record* above = nullptr;  // smallest BS > bs (below 1e9)
-  for (const auto& r : recs) {
-    if (r.bs == bs && !exact) exact = &r;
-    if (r.bs < bs && r.bs > (below ? below->bs : 0)) below = &r;
-    if (r.bs > bs && r.bs < (above ? above->bs : 1e9)) above = &r;
-  }
-  if (exact) {
-    d.message = "RCP found";
-    d.passed = eval(*exact);
-  } else if (below && above) {
-    d.message = "RCP Interpolation";
-    d.passed = eval(interpolate(bs, *below, *above));
-  } else if (below) {
-    d.message = missing_rcp(bs);
-    d.passed = false;
-  } else if (above) {
-    const Record* smallest = &recs.front();
-    for (const auto& r : recs)
-      if (r.bs < smallest->bs) smallest = &r;
-    d.passed = eval(*smallest);
-    d.message = d.passed ? "RCP not found but slower convergence on smaller batch size"
-                         : missing_rcp(bs);
-  } else {
-    d.message = "Cannot find any RCPs";
+  const Coverage c = coverage(bs, use_pruned);
+  switch (c.kind) {
+    case Coverage::Kind::Exact:
+      d.message = "RCP found";
+      d.passed = eval(*c.record);
+      break;
+    case Coverage::Kind::Interpolated:
+      d.message = "RCP Interpolation";
+      d.passed = eval(*c.record);
+      break;
+    case Coverage::Kind::Missing:
+      d.message = missing_rcp(bs);
+      break;
+    case Coverage::Kind::BelowSmallest:
+      d.passed = eval(*c.record);
+      d.message = d.passed ? "RCP not found but slower convergence on smaller batch size" : missing_rcp(bs);
+      break;
+    case Coverage::Kind::NoRcps:
+      d.message = "Cannot find any RCPs";
+      break;
   }
   return d;
 }

@@ -13,7 +13,18 @@ namespace {
 
 std::string join(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
 
+// Keys that were split or renamed: what to write instead.
+const std::map<std::string, std::string>& retired_keys() {
+  static const std::map<std::string, std::string> keys{
+      {"experiment.walltime",
+       "experiment.walltime was split in two: write experiment.run_walltime for the per-experiment limit "
+       "(NVIDIA's WALLTIME_RUNANDTIME) or experiment.job_walltime for the whole job's sbatch --time (NVIDIA's WALLTIME)"},
+  };
+  return keys;
+}
+
 std::string unknown_key_message(const std::string& prefix, const std::string& key) {
+  if (auto it = retired_keys().find(join(prefix, key)); it != retired_keys().end()) return it->second;
   std::string msg = "unknown key '" + key + "'";
   std::vector<std::string> here = schema_children(prefix);
   if (prefix.empty()) here.insert(here.begin(), "extends");
@@ -201,7 +212,8 @@ const std::vector<std::pair<std::string, std::string>>& env_override_keys() {
       {"CHECKPOINTDIR", "benchmark.data.checkpoint"},
       {"CONT", "container.image"},
       {"LOGDIR", "experiment.output_dir"},
-      {"WALLTIME", "experiment.walltime"},
+      {"WALLTIME", "experiment.job_walltime"},
+      {"WALLTIME_RUNANDTIME", "experiment.run_walltime"},
       {"SLURM_MPI_TYPE", "launcher.srun.mpi"},
   };
   return keys;

@@ -57,6 +57,12 @@ class Launcher {
   virtual std::string placeholder_host(int node) const = 0;
   // Throws UserError (placed, or naming its key in `field`) for a value the launcher cannot take.
   virtual LaunchLines lines(const Config& cfg, const JobShape& job) const = 0;
+  // The command that queues the whole set of `system_file` in a batch system (sbatch --nodes --time
+  // slurm/run.sub X), or [] when the set is started directly.
+  virtual std::vector<std::string> submit_command(const JobShape&, const std::string& /*job_walltime*/,
+                                                  const std::string& /*system_file*/) const {
+    return {};
+  }
 
   // ---- running (harness/run) ----
   virtual RankTagStyle tag_style() const = 0;

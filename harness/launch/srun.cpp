@@ -23,6 +23,11 @@ std::vector<std::string> srun_base(const JobShape& job, int tasks_per_node, cons
   return a;
 }
 
+std::string job_id(const Env& env) {
+  auto it = env.find("SLURM_JOB_ID");
+  return it == env.end() || it->second.empty() ? "" : it->second + " ";
+}
+
 class Srun final : public Launcher {
  public:
   const char* name() const override { return "srun"; }
@@ -33,9 +38,11 @@ class Srun final : public Launcher {
     if (auto it = env.find("SLURM_JOB_NODELIST"); it != env.end() && !it->second.empty()) {
       auto alloc = slurm::expand_hostlist(it->second);
       if (!alloc) cfg.fail("nodes.count", "cannot read SLURM_JOB_NODELIST='" + it->second + "'");
-      if (static_cast<int>(alloc->size()) < num_nodes)
-        cfg.fail("nodes.count", std::to_string(num_nodes) + " nodes but the Slurm allocation has " +
-                                    std::to_string(alloc->size()) + " (" + it->second + ")");
+      // A set on fewer nodes than allocated would leave nodes idle (and its result name would lie).
+      if (static_cast<int>(alloc->size()) != num_nodes)
+        cfg.fail("nodes.count", std::to_string(num_nodes) + " node(s) but this Slurm job " + job_id(env) + "has " +
+                                    std::to_string(alloc->size()) + " (" + it->second + "): submit with sbatch --nodes=" +
+                                    std::to_string(num_nodes) + ", or set nodes.count to " + std::to_string(alloc->size()));
       h.names.assign(alloc->begin(), alloc->begin() + num_nodes);
       h.master_addr = h.names.front();
     }
@@ -43,6 +50,15 @@ class Srun final : public Launcher {
     return h;
   }
   std::string placeholder_host(int node) const override { return "slurm-node-" + std::to_string(node); }
+
+  // run.sub runs the harness in the batch step (paths relative to the repository root).
+  std::vector<std::string> submit_command(const JobShape& job, const std::string& job_walltime,
+                                          const std::string& system_file) const override {
+    std::vector<std::string> c{"sbatch", "--nodes=" + std::to_string(job.nodes)};
+    if (!job_walltime.empty()) c.push_back("--time=" + job_walltime);
+    c.insert(c.end(), {"slurm/run.sub", system_file});
+    return c;
+  }
 
   LaunchLines lines(const Config& cfg, const JobShape& job) const override {
     require_shape(job);

@@ -5,6 +5,7 @@
 
 #include "binding/binding_json.h"
 #include "harness/config/naming.h"
+#include "harness/plan/closed_division.h"
 #include "harness/launch/launcher.h"
 #include "harness/plan/data_setup.h"
 #include "harness/plan/launch_commands.h"
@@ -13,6 +14,7 @@
 #include "harness/plan/seeds.h"
 #include "harness/plan/system_json.h"
 #include "harness/plan/trainer_config.h"
+#include "harness/plan/walltime.h"
 
 namespace bert::harness {
 namespace fs = std::filesystem;
@@ -63,6 +65,25 @@ void add_nodes(Plan& plan, const NodeLayout& layout, const Launcher& launcher, c
   }
 }
 
+// The per-experiment watchdog and the job's limit, one derived from the other (walltime.h).
+void set_walltimes(ExperimentPlan& ex, const Config& cfg) {
+  for (const char* key : {"experiment.run_walltime", "experiment.job_walltime"}) {
+    try {
+      parse_walltime_seconds(cfg.str(key));
+    } catch (const std::invalid_argument& e) {
+      cfg.fail(key, e.what());
+    }
+  }
+  try {
+    Walltimes w = resolve_walltimes(cfg.str("experiment.run_walltime"), cfg.str("experiment.job_walltime"), ex.nexp);
+    ex.run_walltime = w.run;
+    ex.job_walltime = w.job;
+    ex.walltime_derived = w.derived;
+  } catch (const std::invalid_argument& e) {
+    cfg.fail("experiment.job_walltime", e.what());
+  }
+}
+
 void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
   ExperimentPlan& ex = plan.experiment;
   ex.nexp = static_cast<int>(cfg.integer("experiment.nexp"));
@@ -77,9 +98,8 @@ void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
   }
   if (cfg.integer("benchmark.eval_interval_samples") == 0)
     cfg.fail("benchmark.eval_interval_samples", "must be > 0, or -1 for the MLPerf formula; got 0");
-  check_duration(cfg, "experiment.walltime");
   check_duration(cfg, "launcher.srun.time_per_run");
-  ex.walltime = cfg.str("experiment.walltime");
+  set_walltimes(ex, cfg);
   ex.output_dir = cfg.str("experiment.output_dir");
   if (ex.output_dir.empty()) cfg.fail("experiment.output_dir", "must not be empty");
   ex.ruleset = cfg.str("experiment.ruleset");
@@ -139,7 +159,15 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   for (const auto& [k, v] : cfg.string_map("env")) plan.env[k] = v;
   ctx.job.env = plan.env;
   set_experiment(plan, cfg, opts);
+  plan.submit.argv = launcher.submit_command(ctx.job, plan.experiment.job_walltime, plan.system_file);
   plan.target_accuracy = cfg.real("benchmark.target_accuracy");
+  if (plan.experiment.division == "closed") {
+    const double gbs = planned_global_batch(cfg, plan.world_size);
+    check_closed_division(cfg, gbs);
+    RcpOutlook rcp = rcp_outlook(gbs, plan.experiment.ruleset);
+    plan.rcp = rcp.text;
+    if (!rcp.submittable) plan.warnings.push_back(rcp.text);
+  }
   // Ranks the executor starts itself have no launcher to meet through: they meet in a directory.
   if (launcher.starts_each_rank()) plan.rendezvous_dir = plan.experiment.output_dir + "/rendezvous";
 

@@ -92,15 +92,19 @@ json Plan::to_json() const {
                      {"cache_clear_sudo", experiment.cache_clear_sudo},
                      {"seed_policy", experiment.seed_policy},
                      {"seeds", experiment.seeds},
-                     {"walltime", experiment.walltime},
+                     {"run_walltime", experiment.run_walltime},
+                     {"job_walltime", experiment.job_walltime},
+                     {"walltime_derived", experiment.walltime_derived},
                      {"output_dir", experiment.output_dir},
                      {"ruleset", experiment.ruleset},
                      {"division", experiment.division}};
   j["target_accuracy"] = target_accuracy;
+  j["rcp"] = rcp;
   j["rendezvous_dir"] = rendezvous_dir;
   json setup_j = json::array();
   for (const Command& c : setup) setup_j.push_back(command_json(c));
   j["setup"] = std::move(setup_j);
+  j["submit"] = command_json(submit);
   j["per_node"] = command_json(per_node);
   j["cache_clear"] = command_json(cache_clear);
   j["trainer"] = command_json(trainer);
@@ -149,13 +153,17 @@ Plan Plan::from_json(const json& j) {
   e.at("cache_clear_sudo").get_to(p.experiment.cache_clear_sudo);
   e.at("seed_policy").get_to(p.experiment.seed_policy);
   e.at("seeds").get_to(p.experiment.seeds);
-  e.at("walltime").get_to(p.experiment.walltime);
+  e.at("run_walltime").get_to(p.experiment.run_walltime);
+  e.at("job_walltime").get_to(p.experiment.job_walltime);
+  e.at("walltime_derived").get_to(p.experiment.walltime_derived);
   e.at("output_dir").get_to(p.experiment.output_dir);
   e.at("ruleset").get_to(p.experiment.ruleset);
   e.at("division").get_to(p.experiment.division);
   j.at("target_accuracy").get_to(p.target_accuracy);
+  j.at("rcp").get_to(p.rcp);
   j.at("rendezvous_dir").get_to(p.rendezvous_dir);
   for (const json& c : j.at("setup")) p.setup.push_back(command_from(c));
+  p.submit = command_from(j.at("submit"));
   p.per_node = command_from(j.at("per_node"));
   p.cache_clear = command_from(j.at("cache_clear"));
   p.trainer = command_from(j.at("trainer"));

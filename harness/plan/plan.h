@@ -48,7 +48,9 @@ struct ExperimentPlan {
   bool cache_clear_sudo = false;
   std::string seed_policy = "random";      // "random" | "fixed:<n>" | "sequence:<base>"
   std::vector<uint64_t> seeds;             // one per experiment, resolved up front and recorded
-  std::string walltime;                    // per run, "" = none
+  std::string run_walltime;                // per-experiment watchdog (Slurm time), "" = none
+  std::string job_walltime;                // sbatch --time of the whole set, "" = none
+  std::string walltime_derived;            // "run" | "job" | "": which one harness/plan/walltime.h derived
   std::string output_dir;                  // root of logs/, results/, summary.md
   std::string ruleset = "5.0.0";
   std::string division = "closed";
@@ -81,8 +83,11 @@ struct Plan {
   ContainerPlan container;
   ExperimentPlan experiment;
   double target_accuracy = 0.72;           // masked-LM accuracy that ends a run (progress, plots)
+  std::string rcp;                         // closed division: the RCP the global batch meets, in words ("" = open)
   std::string rendezvous_dir;              // the ranks' file rendezvous (local launcher; "" = none), emptied per run
 
+  Command submit;                          // how the set is queued (srun: sbatch --nodes --time=<job walltime>
+                                           // slurm/run.sub X); argv empty = started directly
   std::vector<Command> setup;              // once per job (synthetic data, container import), may be empty
   Command per_node;                        // the launcher's prefix running one task on every node (argv empty:
                                            // here), with the environment the launcher gets

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/launch/launcher.h"
+#include "harness/plan/walltime.h"
 
 namespace bert::harness {
 namespace {
@@ -29,6 +30,15 @@ void print_node(const NodePlan& node, size_t index, std::string& out) {
   }
 }
 
+// "walltime    per experiment 8 (watchdog), job 135 (sbatch --time) = 5 + NEXP 10 x (run 8 + 5) minutes"
+std::string walltime_line(const ExperimentPlan& e) {
+  auto shown = [](const std::string& t) { return t.empty() ? std::string("none") : t; };
+  const std::string rule = walltime_rule({e.run_walltime, e.job_walltime, e.walltime_derived}, e.nexp);
+  return fmt::format("walltime    per experiment {} (watchdog){}, job {} (sbatch --time){}\n", shown(e.run_walltime),
+                     e.walltime_derived == "run" ? " = " + rule : "", shown(e.job_walltime),
+                     e.walltime_derived == "job" ? " = " + rule : "");
+}
+
 }  // namespace
 
 void print_dry_run(const Plan& p, std::ostream& os) {
@@ -51,11 +61,13 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      tc["optimizer"]["learning_rate"].get<double>(), tc["optimizer"]["max_steps"].get<long long>(),
                      p.target_accuracy, tc["run"]["backend"].get<std::string>(),
                      tc["run"]["precision"].get<std::string>());
+  if (!p.rcp.empty()) out += "rcp         " + p.rcp + "\n";
   std::string seeds;
   for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
-  out += fmt::format("experiment  NEXP {}, cache clear {}{}, walltime {}, output {}\n", p.experiment.nexp,
+  out += fmt::format("experiment  NEXP {}, cache clear {}{}, output {}\n", p.experiment.nexp,
                      cache_policy_name(p.experiment.cache_clear), p.experiment.cache_clear_sudo ? " (sudo)" : "",
-                     p.experiment.walltime.empty() ? "none" : p.experiment.walltime, p.experiment.output_dir);
+                     p.experiment.output_dir);
+  out += walltime_line(p.experiment);
   out += fmt::format("seeds       {}: {}\n", p.experiment.seed_policy, seeds);
   for (const auto& [k, v] : p.env) out += fmt::format("env         {}={}\n", k, v);
   for (const std::string& w : p.warnings) out += "warning     " + w + "\n";
@@ -73,6 +85,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
     i = j;
   }
   out += "\ncommands\n";
+  if (!p.submit.argv.empty()) out += "  submit:       " + p.submit.shell() + "\n";
   for (const Command& c : p.setup)
     out += "  setup:        " + c.shell() + (c.creates.empty() ? "" : "    # only when " + c.creates + " is missing") + "\n";
   out += "  cache clear:  " + (p.cache_clear.argv.empty() ? std::string("(off)") : p.cache_clear.shell()) + "\n";

@@ -24,6 +24,14 @@ json from_system(const Config& cfg, const trainer::RunConfigKey& k) {
   }
 }
 
+// MLPerf's platform is the system's name; NVIDIA's "<nodes>x<system>" only when the name does not
+// already count its nodes (Baidu_8xDGXA100 stays as it is, not 8xBaidu_8xDGXA100).
+std::string submission_platform(const Plan& plan) {
+  const std::string prefix = std::to_string(plan.num_nodes) + "x";
+  if (plan.system_name.find(prefix) != std::string::npos) return plan.system_name;
+  return prefix + plan.system_name;
+}
+
 }  // namespace
 
 json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInputs& in) {
@@ -40,7 +48,7 @@ json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInput
       {"submission.submission_org", submitter.empty() ? "SUBMISSION_ORG_PLACEHOLDER" : submitter},
       {"submission.submission_division", plan.experiment.division},
       {"submission.submission_status", submission_status(cfg.str("system.status"))},
-      {"submission.submission_platform", std::to_string(plan.num_nodes) + "x" + plan.system_name}};
+      {"submission.submission_platform", submission_platform(plan)}};
   json j;
   for (const trainer::RunConfigKey& k : trainer::run_config_keys()) {
     auto it = resolved.find(k.name);

@@ -23,7 +23,7 @@
 #include "harness/run/set_state.h"
 #include "harness/run/step_runner.h"
 #include "harness/run/summary.h"
-#include "harness/run/walltime.h"
+#include "harness/plan/walltime.h"
 #include "results/check.h"
 #include "results/score.h"
 
@@ -132,9 +132,9 @@ int SetRunner::run() {
   tree_.system = system_dir_name(plan_);
   tree_.nexp = plan_.experiment.nexp;
   try {
-    walltime_s_ = parse_walltime_seconds(plan_.experiment.walltime);
+    walltime_s_ = parse_walltime_seconds(plan_.experiment.run_walltime);
   } catch (const std::exception& e) {
-    return fail_usage(std::string("experiment.walltime: ") + e.what());
+    return fail_usage(std::string("experiment.run_walltime: ") + e.what());
   }
   if (!opts_.resume_dir.empty()) {
     try {

@@ -14,7 +14,7 @@ declare -A allowed=(
   [trainer]="common results"
   [harness/config]="common trainer"
   [harness/launch]="common harness/config container slurm"
-  [harness/plan]="common harness/config harness/launch binding container slurm trainer"
+  [harness/plan]="common harness/config harness/launch binding container slurm trainer results"
   [harness/run]="common harness/config harness/launch harness/plan binding container results"
 )
 

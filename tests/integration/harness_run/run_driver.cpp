@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     pos = comma + 1;
   }
   for (int i = int(plan.experiment.seeds.size()); i < nexp; ++i) plan.experiment.seeds.push_back(1000 + uint64_t(i));
-  plan.experiment.walltime = walltime;
+  plan.experiment.run_walltime = walltime;
   plan.experiment.output_dir = out;
   if (!cache_cmd.empty()) plan.cache_clear.argv = {"sh", "-c", cache_cmd};
   if (!setup_cmd.empty()) {

@@ -37,6 +37,21 @@ mkdir -p "$work/tree/build/bin"
 cp "$work/fake-harness" "$work/tree/build/bin/harness"
 check "build/bin/harness found" 0 "harness run $work/tree/systems/x.yaml" -- \
   env -u SYSTEM -u HARNESS SLURM_SUBMIT_DIR="$work/tree" bash "$sub" systems/x.yaml
+# --submit: the harness says how to queue the set (its --submit-command), run.sub runs that sbatch
+# with the extra options; a stand-in sbatch on PATH prints what it got.
+mkdir -p "$work/bin"
+cat > "$work/submit-harness" <<'SH'
+#!/bin/sh
+case " $* " in
+  *" --submit-command "*) printf '%s\n' sbatch --nodes=2 --time=135 slurm/run.sub "$2" ;;
+  *) echo "harness $*" ;;
+esac
+SH
+printf '#!/bin/sh\necho "sbatch $*"\n' > "$work/bin/sbatch"
+chmod +x "$work/submit-harness" "$work/bin/sbatch"
+check "--submit queues with the job walltime" 0 "sbatch --nodes=2 --time=135 slurm/run.sub $repo/systems/local-slurm.yaml --resume /o" -- \
+  env -u SYSTEM -u SLURM_JOB_ID PATH="$work/bin:$PATH" HARNESS="$work/submit-harness" SLURM_SUBMIT_DIR="$repo" \
+  bash "$sub" --submit systems/local-slurm.yaml --resume /o
 if [ "$fails" != 0 ]; then
   echo "FAIL: $fails checks"
   exit 1

@@ -144,7 +144,7 @@ TEST_CASE("errors in a base file name the base file") {
 TEST_CASE("environment overrides: NEXP, DATADIR, EVALDIR, CHECKPOINTDIR, CONT, LOGDIR, WALLTIME, SLURM_MPI_TYPE") {
   Overrides ov;
   ov.env = {{"NEXP", "5"},         {"DATADIR", "/d"}, {"EVALDIR", "/e"},      {"CHECKPOINTDIR", "/c/m.h5"}, {"CONT", "nvcr.io#x/y:1"},
-            {"LOGDIR", "/logs"},   {"WALLTIME", "90"}, {"SLURM_MPI_TYPE", "pmi2"}, {"UNRELATED", "1"}};
+            {"LOGDIR", "/logs"},   {"WALLTIME", "90"}, {"WALLTIME_RUNANDTIME", "8"}, {"SLURM_MPI_TYPE", "pmi2"}, {"UNRELATED", "1"}};
   Config c = Config::from_text("experiment:\n  nexp: 10\n", "o.yaml", ov);
   CHECK(c.integer("experiment.nexp") == 5);
   CHECK(c.str("benchmark.data.train_dir") == "/d");
@@ -152,7 +152,8 @@ TEST_CASE("environment overrides: NEXP, DATADIR, EVALDIR, CHECKPOINTDIR, CONT, L
   CHECK(c.str("benchmark.data.checkpoint") == "/c/m.h5");
   CHECK(c.str("container.image") == "nvcr.io#x/y:1");
   CHECK(c.str("experiment.output_dir") == "/logs");
-  CHECK(c.str("experiment.walltime") == "90");
+  CHECK(c.str("experiment.job_walltime") == "90");
+  CHECK(c.str("experiment.run_walltime") == "8");
   CHECK(c.str("launcher.srun.mpi") == "pmi2");
   CHECK(c.loc("experiment.nexp").str() == "environment variable NEXP");
 }

@@ -15,9 +15,11 @@ BuildOptions fixed_options() {
   return o;
 }
 
+// Open division: the closed-division rules have their own tests (test_closed_division.cpp).
 Plan plan_of(const std::string& yaml, std::vector<std::string> sets = {}, BuildOptions o = fixed_options()) {
   Overrides ov;
-  ov.sets = std::move(sets);
+  ov.sets = {"experiment.division=open"};
+  ov.sets.insert(ov.sets.end(), sets.begin(), sets.end());
   return build_plan(Config::from_text(yaml, "p.yaml", ov), o);
 }
 
@@ -126,14 +128,20 @@ TEST_CASE("srun: the container name carries the job id inside an allocation") {
 
 TEST_CASE("srun inside an allocation: real node names from SLURM_JOB_NODELIST, rank 0's node is MASTER_ADDR") {
   BuildOptions o = fixed_options();
-  o.env = {{"SLURM_JOB_NODELIST", "gpu[07-09]"}};
+  o.env = {{"SLURM_JOB_NODELIST", "gpu[07-08]"}};
   Plan p = plan_of(kTwoNodes, {"launcher.type=srun"}, o);
   CHECK(p.nodes[0].hostname == "gpu07");
   CHECK(p.nodes[1].hostname == "gpu08");
   CHECK(p.nodes[1].ranks[0].env.at("MASTER_ADDR") == "gpu07");
-  o.env = {{"SLURM_JOB_NODELIST", "gpu07"}};
+  // An allocation of another size is an error before any step: fewer nodes, or more left idle.
+  o.env = {{"SLURM_JOB_NODELIST", "gpu07"}, {"SLURM_JOB_ID", "41"}};
   CHECK(error_of([&] { plan_of(kTwoNodes, {"launcher.type=srun"}, o); }) ==
-        "p.yaml:2:16: nodes.count: 2 nodes but the Slurm allocation has 1 (gpu07)");
+        "p.yaml:2:16: nodes.count: 2 node(s) but this Slurm job 41 has 1 (gpu07): submit with sbatch --nodes=2, or set "
+        "nodes.count to 1");
+  o.env = {{"SLURM_JOB_NODELIST", "gpu[07-09]"}};
+  CHECK(error_of([&] { plan_of(kTwoNodes, {"launcher.type=srun"}, o); }) ==
+        "p.yaml:2:16: nodes.count: 2 node(s) but this Slurm job has 3 (gpu[07-09]): submit with sbatch --nodes=2, or set "
+        "nodes.count to 3");
 }
 
 TEST_CASE("local launcher: bare bind + trainer, rank env, rendezvous dir, synthetic data setup") {
@@ -173,9 +181,7 @@ TEST_CASE("seeds are resolved per experiment and recorded") {
   CHECK_THROWS_AS(resolve_seeds("lucky", 1, {}), std::invalid_argument);
   CHECK(error_of([] { plan_of(kTwoNodes, {"experiment.seed_policy=sequence:x"}); }) ==
         "--set experiment.seed_policy=sequence:x: experiment.seed_policy: 'sequence:x': expected sequence:<non-negative integer>");
-  Plan fixed = plan_of(kTwoNodes, {"experiment.seed_policy=fixed:3"});
-  REQUIRE(fixed.warnings.size() == 1);
-  CHECK(fixed.warnings[0].find("same seed") != std::string::npos);
+  CHECK(plan_of(kTwoNodes, {"experiment.seed_policy=fixed:3"}).warnings.empty());  // open division: allowed
 }
 
 TEST_CASE("plan JSON round-trips") {
@@ -261,7 +267,7 @@ TEST_CASE("cross-field errors point at the key") {
   CHECK(error_of([] { plan_of(kTwoNodes, {"nodes.gpus_per_node=6"}); }).find("is 6 but") != std::string::npos);
   CHECK(error_of([] { plan_of(kTwoNodes, {"launcher.mpirun.hosts=[a]"}); }).find("one host per node (2)") != std::string::npos);
   CHECK(error_of([] { plan_of(kTwoNodes, {"launcher.type=local"}); }).find("nodes.count") != std::string::npos);
-  CHECK(error_of([] { plan_of(kTwoNodes, {"experiment.walltime=1h"}); }).find("is not a Slurm time") != std::string::npos);
+  CHECK(error_of([] { plan_of(kTwoNodes, {"experiment.run_walltime=1h"}); }).find("is not a Slurm time") != std::string::npos);
   CHECK(error_of([] { plan_of(kTwoNodes, {"topology.xml=/x.xml"}); }).find("not both") != std::string::npos);
 }
 

@@ -29,7 +29,12 @@ TEST_CASE("every shipped system builds a plan") {
     Plan p;
     CHECK_NOTHROW(p = shipped(e.path().filename().string()));
     CHECK(p.world_size == p.num_nodes * p.ranks_per_node);
-    CHECK(p.warnings.empty());
+    if (e.path().filename() == "samsung_dgxa100_171x8x12x1.yaml") {  // as submitted: global batch 16416 > 16384
+      REQUIRE(p.warnings.size() == 1);
+      CHECK(p.warnings[0].find("no RCP: this set cannot be submitted without a bypass") != std::string::npos);
+    } else {
+      CHECK(p.warnings.empty());
+    }
   }
   CHECK(count >= 14);
 }

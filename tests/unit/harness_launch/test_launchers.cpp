@@ -99,15 +99,16 @@ TEST_CASE("a shape without nodes or ranks is refused with the key") {
 
 TEST_CASE("srun hosts: the allocation's nodes, MLPERF_SLURM_FIRSTNODE as the rendezvous; placeholders outside") {
   const Launcher& srun = find_launcher("srun");
-  Hosts h = srun.find_hosts(config({}), {{"SLURM_JOB_NODELIST", "gpu[01-03]"}}, 2);
+  Hosts h = srun.find_hosts(config({}), {{"SLURM_JOB_NODELIST", "gpu[01-02]"}}, 2);
   CHECK(h.names == std::vector<std::string>{"gpu01", "gpu02"});
   CHECK(h.master_addr == "gpu01");
-  h = srun.find_hosts(config({}), {{"SLURM_JOB_NODELIST", "gpu[01-03]"}, {"MLPERF_SLURM_FIRSTNODE", "gpu09"}}, 2);
+  h = srun.find_hosts(config({}), {{"SLURM_JOB_NODELIST", "gpu[01-02]"}, {"MLPERF_SLURM_FIRSTNODE", "gpu09"}}, 2);
   CHECK(h.master_addr == "gpu09");
   CHECK(srun.find_hosts(config({}), {}, 2).names.empty());
   CHECK(srun.placeholder_host(3) == "slurm-node-3");
   CHECK(error_of([&] { srun.find_hosts(config({}), {{"SLURM_JOB_NODELIST", "gpu01"}}, 2); }) ==
-        "l.yaml:1:16: nodes.count: 2 nodes but the Slurm allocation has 1 (gpu01)");
+        "l.yaml:1:16: nodes.count: 2 node(s) but this Slurm job has 1 (gpu01): submit with sbatch --nodes=2, or set "
+        "nodes.count to 1");
   CHECK(error_of([&] { srun.find_hosts(config({}), {{"SLURM_JOB_NODELIST", "gpu[01-"}}, 2); }) ==
         "l.yaml:1:16: nodes.count: cannot read SLURM_JOB_NODELIST='gpu[01-'");
 }

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "harness/run/walltime.h"
+#include "harness/plan/walltime.h"
 
 using bert::harness::parse_walltime_seconds;
 

@@ -1,0 +1,90 @@
+#include "harness/plan/closed_division.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "results/rcp.h"
+#include "trainer/eval_cadence.h"
+
+namespace bert::harness {
+namespace {
+
+constexpr const char* kOpen = " (experiment.division: open allows other values)";
+
+void require_int(const Config& cfg, const std::string& key, long long want, const std::string& why) {
+  if (cfg.integer(key) != want)
+    cfg.fail(key, fmt::format("closed division: {} must be {} ({}); got {}{}", key, want, why, cfg.integer(key), kOpen));
+}
+
+std::string samples(double v) { return fmt::format("{:.0f}", v); }
+
+}  // namespace
+
+double planned_global_batch(const Config& cfg, int world_size) {
+  const bool packed = cfg.str("benchmark.data.format") == "packed";
+  return static_cast<double>(cfg.integer("benchmark.batch_size")) * static_cast<double>(cfg.integer("benchmark.gradient_accumulation_steps")) *
+         world_size * (packed ? cfg.real("benchmark.average_packing_rate") : 1.0);
+}
+
+void check_closed_division(const Config& cfg, double gbs) {
+  if (cfg.str("system.submitter").empty())
+    cfg.fail("system.submitter", std::string("closed division: the submitting organization is required (the logs' submission_org "
+                                             "and systems JSON's submitter; without it they say SUBMISSION_ORG_PLACEHOLDER)"));
+  if (std::abs(cfg.real("benchmark.target_accuracy") - 0.72) > 1e-9)
+    cfg.fail("benchmark.target_accuracy", fmt::format("closed division: the quality target is 0.720 masked-LM accuracy; got {}{}",
+                                                      cfg.real("benchmark.target_accuracy"), kOpen));
+  require_int(cfg, "benchmark.max_seq_length", 512, "MLPerf's phase-2 sequence length");
+  require_int(cfg, "benchmark.max_predictions_per_seq", 76, "MLPerf's masked predictions per sequence");
+  require_int(cfg, "benchmark.num_eval_examples", 10000, "MLPerf's eval set");
+  if (cfg.str("benchmark.model") != "large")
+    cfg.fail("benchmark.model", "closed division: BERT-Large (model: large) from the phase-1 checkpoint; got " +
+                                    cfg.str("benchmark.model") + kOpen);
+  if (cfg.str("benchmark.data.checkpoint").empty())
+    cfg.fail("benchmark.data.checkpoint",
+             std::string("closed division: training starts from MLPerf's phase-1 checkpoint (model.ckpt-28252 converted "
+                         "to HDF5); none given") + kOpen);
+  const long long interval = bert::trainer::mlperf_eval_interval(gbs);
+  const long long every = cfg.integer("benchmark.eval_interval_samples");
+  if (every != -1 && every != interval)
+    cfg.fail("benchmark.eval_interval_samples",
+             fmt::format("closed division: evaluation every FLOOR(0.05 x (230.23 x GBS + 3,000,000), 25,000) = {} samples for "
+                         "global batch {}; got {} (-1 = the formula){}", interval, samples(gbs), every, kOpen));
+  const long long start = cfg.integer("benchmark.eval_start_samples");
+  if (start != -1 && start != interval)
+    cfg.fail("benchmark.eval_start_samples",
+             fmt::format("closed division: the first evaluation comes after one interval, {} samples for global batch {}; "
+                         "got {} (-1 = one interval){}", interval, samples(gbs), start, kOpen));
+}
+
+RcpOutlook rcp_outlook(double gbs, const std::string& ruleset) {
+  using Kind = results::rcp::Coverage::Kind;
+  const results::rcp::Coverage c = results::rcp::coverage(gbs, true);
+  const std::string head = fmt::format("global batch {} (ruleset {} RCPs): ", samples(gbs), ruleset);
+  RcpOutlook o;
+  o.submittable = c.kind != Kind::Missing && c.kind != Kind::NoRcps;
+  switch (c.kind) {
+    case Kind::Exact:
+      o.text = head + fmt::format("RCP found: mean {} samples to converge; the set's olympic mean must be >= {}",
+                                  samples(c.record->mean), samples(c.record->min_epochs));
+      break;
+    case Kind::Interpolated:
+      o.text = head + fmt::format("RCP interpolated between batch {} and {}: mean {} samples; the set's olympic mean must be >= {}",
+                                  samples(c.lo_bs), samples(c.hi_bs), samples(c.record->mean), samples(c.record->min_epochs));
+      break;
+    case Kind::BelowSmallest:
+      o.text = head + fmt::format("below the smallest RCP (batch {}): accepted only if the set's olympic mean is >= {} samples, "
+                                  "else a new RCP is needed", samples(c.record->bs), samples(c.record->min_epochs));
+      break;
+    case Kind::Missing:
+      o.text = head + fmt::format("no RCP: this set cannot be submitted without a bypass (the largest RCP is for batch {})",
+                                  samples(c.lo_bs));
+      break;
+    case Kind::NoRcps:
+      o.text = head + "no RCP: this set cannot be submitted without a bypass (no RCPs at all)";
+      break;
+  }
+  return o;
+}
+
+}  // namespace bert::harness
