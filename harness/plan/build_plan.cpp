@@ -15,6 +15,7 @@
 #include "harness/plan/system_json.h"
 #include "harness/plan/trainer_config.h"
 #include "harness/plan/walltime.h"
+#include "trainer/backend_status.h"
 
 namespace bert::harness {
 namespace fs = std::filesystem;
@@ -177,6 +178,9 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   add_commands(plan, cfg, ctx);
 
   plan.trainer_config = make_trainer_config(cfg, plan, trainer_inputs(plan, cfg, layout, ctx.data));
+  const std::string backend = plan.trainer_config["run"]["backend"].get<std::string>();
+  const trainer::BackendStatus status = trainer::backend_status(backend);
+  plan.trainer_status = backend + " backend: " + (status.verified ? "verified: " : "NOT VERIFIED: ") + status.evidence;
   plan.system_json = make_system_json(cfg, plan);
 
   NameFacts facts{plan.num_nodes, plan.ranks_per_node, static_cast<int>(cfg.integer("benchmark.batch_size")),

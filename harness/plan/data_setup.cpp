@@ -7,8 +7,35 @@
 
 namespace bert::harness {
 
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The trainer loads only our weights HDF5: a PyTorch or TensorFlow checkpoint would pass the dry-run and
+// fail on the allocation. Judged by the name (the path is usually on the cluster, not here).
+void check_checkpoint_name(const Config& cfg, const std::string& path, const std::string& bin_dir) {
+  if (path.empty() || ends_with(path, ".h5") || ends_with(path, ".hdf5")) return;
+  const std::string convert = host_tool(bin_dir, "bert-data") + " convert-checkpoint";
+  std::string prefix = path;
+  for (const char* tail : {".index", ".meta"})
+    if (ends_with(prefix, tail)) prefix.resize(prefix.size() - std::string(tail).size());
+  if (auto d = prefix.find(".data-"); d != std::string::npos) prefix.resize(d);
+  if (ends_with(path, ".pt") || ends_with(path, ".pth") || ends_with(path, ".bin"))
+    cfg.fail("benchmark.data.checkpoint",
+             "'" + path + "' is a PyTorch checkpoint; the trainer loads only its weights HDF5 (.h5). Convert MLPerf's TF "
+             "phase-1 checkpoint instead: " + convert + " <dir>/model.ckpt-28252 <dir>/model.ckpt-28252.h5");
+  cfg.fail("benchmark.data.checkpoint",
+           "'" + path + "' is not a weights HDF5 (.h5); the trainer loads only that. For a TF checkpoint: " + convert + " " +
+               prefix + " " + prefix + ".h5");
+}
+
+}  // namespace
+
 DataPaths resolve_data(const Config& cfg, Plan& plan, const std::string& bin_dir) {
   DataPaths d{cfg.str("benchmark.data.train_dir"), cfg.str("benchmark.data.eval_dir"), cfg.str("benchmark.data.checkpoint")};
+  check_checkpoint_name(cfg, d.checkpoint, bin_dir);
   bool synthetic = false;
   for (const std::string& k : schema_children("benchmark.synthetic")) synthetic = synthetic || cfg.given("benchmark.synthetic." + k);
   if (synthetic) {

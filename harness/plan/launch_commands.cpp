@@ -110,7 +110,8 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
   if (plan.experiment.cache_clear != CachePolicy::Off)
     plan.cache_clear.argv = joined(plan.per_node.argv, {"sh", "-c", cache_clear_script(plan.experiment.cache_clear_sudo)});
   plan.cache_clear.env = plan.per_node.env;
-  plan.trainer.argv = {tool("bind"), "--plan", out_seen + "/plan.json", "--", tool("trainer"), "--config", out_seen + "/run.yaml"};
+  plan.trainer_program = tool("trainer");
+  plan.trainer.argv = {tool("bind"), "--plan", out_seen + "/plan.json", "--", plan.trainer_program, "--config", out_seen + "/run.yaml"};
   plan.launch.argv = joined(joined(step, rank_prefix), plan.trainer.argv);
   plan.launch.env = plan.per_node.env;
 }

@@ -112,6 +112,8 @@ json Plan::to_json() const {
   j["plan_file"] = plan_file;
   j["run_config_file"] = run_config_file;
   j["trainer_config"] = trainer_config;
+  j["trainer_program"] = trainer_program;
+  j["trainer_status"] = trainer_status;
   j["system_json"] = system_json;
   j["warnings"] = warnings;
   json nodes_j = json::array();
@@ -171,6 +173,8 @@ Plan Plan::from_json(const json& j) {
   j.at("plan_file").get_to(p.plan_file);
   j.at("run_config_file").get_to(p.run_config_file);
   p.trainer_config = j.at("trainer_config");
+  j.at("trainer_program").get_to(p.trainer_program);
+  j.at("trainer_status").get_to(p.trainer_status);
   p.system_json = j.at("system_json");
   j.at("warnings").get_to(p.warnings);
   for (const json& nj : j.at("nodes")) {

@@ -100,6 +100,8 @@ struct Plan {
   std::string run_config_file;             // where launch's `trainer --config` reads trainer_config; the
                                            // executor writes it before each experiment with run.seed = seeds[i]
   json trainer_config;                     // resolved trainer run config (trainer/run_config_keys.h names)
+  std::string trainer_program;             // the trainer binary every rank runs (in the container, if any)
+  std::string trainer_status;              // whether that trainer's backend was verified, in words (dry-run)
   json system_json;                        // MLPerf systems/<system>.json content
   std::vector<std::string> warnings;       // e.g. file name disagrees with content
 
