@@ -44,6 +44,7 @@ int run_command(const RunArgs& a) {
       bo.env = ov.env;
       plan = build_plan(Config::load(a.system, ov), bo);
     }
+    if (!a.resume.empty()) use_recorded_seeds(plan, a.resume);
     if (a.submit_command) {  // slurm/run.sub --submit: the queueing command, one word per line
       if (plan.submit.argv.empty()) {
         std::cerr << "harness: launcher " << plan.launcher << " is not queued through a batch system; run it directly\n";

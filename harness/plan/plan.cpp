@@ -92,6 +92,7 @@ json Plan::to_json() const {
                      {"cache_clear_sudo", experiment.cache_clear_sudo},
                      {"seed_policy", experiment.seed_policy},
                      {"seeds", experiment.seeds},
+                     {"seeds_recorded_in", experiment.seeds_recorded_in},
                      {"run_walltime", experiment.run_walltime},
                      {"job_walltime", experiment.job_walltime},
                      {"walltime_derived", experiment.walltime_derived},
@@ -155,6 +156,7 @@ Plan Plan::from_json(const json& j) {
   e.at("cache_clear_sudo").get_to(p.experiment.cache_clear_sudo);
   e.at("seed_policy").get_to(p.experiment.seed_policy);
   e.at("seeds").get_to(p.experiment.seeds);
+  e.at("seeds_recorded_in").get_to(p.experiment.seeds_recorded_in);
   e.at("run_walltime").get_to(p.experiment.run_walltime);
   e.at("job_walltime").get_to(p.experiment.job_walltime);
   e.at("walltime_derived").get_to(p.experiment.walltime_derived);

@@ -48,6 +48,7 @@ struct ExperimentPlan {
   bool cache_clear_sudo = false;
   std::string seed_policy = "random";      // "random" | "fixed:<n>" | "sequence:<base>"
   std::vector<uint64_t> seeds;             // one per experiment, resolved up front and recorded
+  std::string seeds_recorded_in;           // the state.json the seeds came from (--resume); "" = this plan's
   std::string run_walltime;                // per-experiment watchdog (Slurm time), "" = none
   std::string job_walltime;                // sbatch --time of the whole set, "" = none
   std::string walltime_derived;            // "run" | "job" | "": which one harness/plan/walltime.h derived

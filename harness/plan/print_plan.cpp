@@ -69,7 +69,12 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      cache_policy_name(p.experiment.cache_clear), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.output_dir);
   out += walltime_line(p.experiment);
-  out += fmt::format("seeds       {}: {}\n", p.experiment.seed_policy, seeds);
+  if (p.experiment.seed_policy == "random" && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start
+    out += fmt::format("seeds       random: drawn when the set starts, recorded in {}/state.json, reused by --resume\n",
+                       p.experiment.output_dir);
+  else
+    out += fmt::format("seeds       {}: {}{}\n", p.experiment.seed_policy, seeds,
+                       p.experiment.seeds_recorded_in.empty() ? "" : " (recorded in " + p.experiment.seeds_recorded_in + ")");
   for (const auto& [k, v] : p.env) out += fmt::format("env         {}={}\n", k, v);
   for (const std::string& w : p.warnings) out += "warning     " + w + "\n";
   out += "\n";

@@ -50,6 +50,18 @@ Plan load_plan_for_resume(const std::string& outdir) {
   return plan;
 }
 
+void use_recorded_seeds(Plan& plan, const std::string& outdir) {
+  const std::string path = outdir + "/state.json";
+  if (!fs::exists(path)) return;
+  const SetState st = load_state(path);
+  if (st.nexp != plan.experiment.nexp) return;  // run_experiments names the mismatch
+  plan.experiment.seeds.clear();
+  for (const ExperimentRecord& e : st.experiments) plan.experiment.seeds.push_back(e.seed);
+  plan.experiment.seeds_recorded_in = path;
+  if (!plan.trainer_config.is_null() && !plan.experiment.seeds.empty())
+    plan.trainer_config["run"]["seed"] = plan.experiment.seeds.front();
+}
+
 namespace {
 
 constexpr unsigned long long kMinFreeForLogs = 64ull << 20;

@@ -39,4 +39,10 @@ int run_experiments(const Plan& plan, const RunOptions& opts);
 // unreadable or not a plan this harness can read.
 Plan load_plan_for_resume(const std::string& outdir);
 
+// For `--resume OUTDIR` (with or without a system file): the seeds the set recorded in OUTDIR/state.json
+// replace the plan's (a rebuilt plan would draw new random ones), so the dry-run, plan.json and every
+// run.yaml show the set's own seeds. No state.json: the plan is unchanged. Throws std::runtime_error
+// naming the file when it cannot be read.
+void use_recorded_seeds(Plan& plan, const std::string& outdir);
+
 }  // namespace bert::harness
