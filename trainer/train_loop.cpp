@@ -1,5 +1,6 @@
 #include "trainer/train_loop.h"
 
+#include <fmt/format.h>
 #include <omp.h>
 #include <sched.h>
 
@@ -265,7 +266,10 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   log.end(k::kBlockStop, nullptr, {{k::kFirstEpochNum, 0}});
   log.end(k::kEpochStop, nullptr, {{k::kEpochNum, samples}});
   log.event(k::kTrainSamples, samples);
-  log.event(k::kEvalSamples, eval_samples);
+  // Which rows: MLPerf's pick_eval_samples.py rule over the N samples of the eval files.
+  log.event(k::kEvalSamples, eval_samples,
+            {{"eval_rows", fmt::format("int(i*{}/{}) for i < {}", eval.total_available, cfg.num_eval_examples,
+                                       cfg.num_eval_examples)}});
   log.end(k::kRunStop, nullptr, {{k::kStatus, status}});
   const double secs = seconds_since(run_t0);
   log.event(k::kTrackedStats, {{"throughput", samples / std::max(secs, 1e-9)}}, {{"step", samples}});

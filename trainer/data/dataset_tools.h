@@ -60,8 +60,11 @@ std::vector<int64_t> chop_sizes(int64_t total, int shards);  // the rule above
 void shuffle_samples(const std::vector<std::string>& in, const std::string& out_dir, uint64_t seed, Format format,
                      const Limits& limits, const Progress& progress);
 
-// NVIDIA's pick_eval_samples.py: of the N samples of the inputs (concatenated in order), the rows
-// int(i*N/count) for i < count, written to `out` (one file).
+// NVIDIA's pick_eval_samples.py rule: of `total` samples, the rows int(i*total/count) for
+// first <= i < last (Python's float division; ascending). Throws DataError when total < count.
+std::vector<int64_t> pick_eval_rows(int64_t total, int64_t count, int64_t first, int64_t last);
+// pick_eval_samples.py: of the N samples of the inputs (concatenated in order), the rows
+// pick_eval_rows(N, count, 0, count), written to `out` (one file).
 void pick_eval(const std::vector<std::string>& in, const std::string& out, int64_t count, Format format,
                const Limits& limits);
 // Each file rewritten as `format` (same name) into out_dir; `jobs` worker processes.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "trainer/data/batch_assembly.h"
+#include "trainer/data/dataset_tools.h"
 #include "trainer/data/loader.h"
 
 namespace bert::data {
@@ -34,24 +35,30 @@ EvalSet load_eval(const std::string& path, int vocab_size, int seq_len, int max_
     throw DataError(fmt::format("{}: bad eval request (rank {}, world {}, batch {}, examples {})", path, rank,
                                 world_size, batch_size, num_examples));
   const Limits lim{vocab_size, seq_len, max_pred};
-  const int64_t begin = rank * num_examples / world_size, end = (rank + 1) * num_examples / world_size;
+  const std::vector<std::string> files = eval_files(path);
+  std::vector<int64_t> counts;
+  int64_t total = 0;
+  for (const std::string& file : files) total += counts.emplace_back(count_samples(file));
+  if (total < num_examples)
+    throw DataError(fmt::format("{}: {} eval samples, fewer than num_eval_examples {}", path, total, num_examples));
+  // MLPerf's eval set is rows int(i*N/num_examples) of the N given (pick_eval_samples.py); a file of
+  // exactly num_examples rows (what pick-eval wrote) is taken whole. This rank takes its slice of i.
+  const std::vector<int64_t> rows = pick_eval_rows(total, num_examples, rank * num_examples / world_size,
+                                                   (rank + 1) * num_examples / world_size);
   SequenceSet mine;
-  int64_t seen = 0;
-  for (const std::string& file : eval_files(path)) {
-    if (seen >= end) break;
-    const int64_t n = count_samples(file);
-    const int64_t lo = std::max(begin, seen), hi = std::min(end, seen + n);
-    if (lo < hi) {
+  int64_t base = 0;
+  size_t r = 0;
+  for (size_t f = 0; f < files.size(); base += counts[f], ++f) {
+    while (r < rows.size() && rows[r] < base + counts[f]) {  // blocks of rows, as pick-eval reads them
+      const int64_t lo = rows[r] - base, len = std::min<int64_t>(4096, counts[f] - lo);
       Format layout;
-      SequenceSet part = read_shard(file, lim, lo - seen, hi - lo, &layout);
-      if (layout == Format::packed) throw DataError(fmt::format("{}: eval data must be unpacked", file));
-      for (int64_t i = 0; i < part.size(); ++i) mine.append(part, i);
+      const SequenceSet part = read_shard(files[f], lim, lo, len, &layout);
+      if (layout == Format::packed) throw DataError(fmt::format("{}: eval data must be unpacked", files[f]));
+      for (; r < rows.size() && rows[r] < base + lo + len; ++r) mine.append(part, rows[r] - base - lo);
     }
-    seen += n;
   }
-  if (seen < end)
-    throw DataError(fmt::format("{}: {} eval samples, fewer than num_eval_examples {}", path, seen, num_examples));
   EvalSet out;
+  out.total_available = total;
   out.num_sequences = mine.size();
   out.num_masked = static_cast<int64_t>(mine.mlm_ids.size());
   for (int64_t first = 0; first < mine.size(); first += batch_size) {

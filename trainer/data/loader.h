@@ -71,6 +71,7 @@ struct EvalSet {
   std::vector<Batch> batches;
   int64_t num_sequences = 0;  // this rank's sequences
   int64_t num_masked = 0;     // this rank's masked tokens (the accuracy denominator part)
+  int64_t total_available = 0;  // N: the samples of the eval files, of which rows int(i*N/num_examples) are used
 };
 
 EvalSet load_eval(const std::string& path, int vocab_size, int seq_len, int max_pred,

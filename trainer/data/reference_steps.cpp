@@ -268,16 +268,20 @@ std::vector<int64_t> split4bin_chop(const std::vector<std::string>& in, const st
   return counts;
 }
 
+std::vector<int64_t> pick_eval_rows(int64_t total, int64_t count, int64_t first, int64_t last) {
+  if (total < count) throw DataError(fmt::format("pick-eval: {} samples, fewer than the {} to pick", total, count));
+  std::vector<int64_t> rows;
+  for (int64_t i = first; i < last; ++i)  // Python: int(i * num_samples / count), float division
+    rows.push_back(static_cast<int64_t>(static_cast<double>(i * total) / static_cast<double>(count)));
+  return rows;
+}
+
 void pick_eval(const std::vector<std::string>& in, const std::string& out, int64_t count, Format format,
                const Limits& limits) {
   if (format == Format::packed) throw DataError("pick-eval: writes fixed or varlength files");
   if (count < 1) throw DataError(fmt::format("pick-eval: --count {} < 1", count));
   const Limits out_lim = output_limits(in, format, limits);
-  const int64_t total = total_samples(in);
-  if (total < count) throw DataError(fmt::format("pick-eval: {} samples, fewer than the {} to pick", total, count));
-  std::vector<int64_t> rows;
-  for (int64_t i = 0; i < count; ++i)  // Python: int(i * num_samples / count), float division
-    rows.push_back(static_cast<int64_t>(static_cast<double>(i * total) / static_cast<double>(count)));
+  const std::vector<int64_t> rows = pick_eval_rows(total_samples(in), count, 0, count);
   SequenceSet picked;
   int64_t base = 0;
   size_t r = 0;

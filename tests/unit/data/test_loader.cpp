@@ -181,27 +181,45 @@ TEST_CASE("loader errors: too few shards, wrong layout, bad shard") {
   CHECK_THROWS_AS(Loader(options(empty, Format::varlength, 0, 1, 2)), DataError);
 }
 
-TEST_CASE("eval set: contiguous slices per rank, file order, last batch short") {
+TEST_CASE("eval set: MLPerf's rows int(i*N/count), sliced per rank, across files, last batch short") {
   TempDir tmp;
   const SequenceSet seqs = make_sequences(23);
   write_shard(tmp.file("part_eval.hdf5"), seqs, Format::varlength, Limits{1024, 32, 4});
-  int64_t total = 0, masked = 0;
+  int64_t total = 0, masked = 0, want_masked = 0;
+  for (int i = 0; i < 21; ++i) {
+    const int64_t row = static_cast<int64_t>(static_cast<double>(i * 23) / 21.0);  // pick_eval_samples.py
+    want_masked += seqs.mlm_off[row + 1] - seqs.mlm_off[row];
+  }
   for (int rank = 0; rank < 2; ++rank) {
     const EvalSet ev = load_eval(tmp.file("part_eval.hdf5"), 1024, 32, 4, 21, rank, 2, 4);
     const int64_t begin = rank * 21 / 2;
     CHECK(ev.num_sequences == (rank + 1) * 21 / 2 - begin);
+    CHECK(ev.total_available == 23);
     total += ev.num_sequences;
     masked += ev.num_masked;
     REQUIRE(!ev.batches.empty());
     CHECK(ev.batches.back().rows == static_cast<int>((ev.num_sequences - 1) % 4 + 1));
     const Batch& b = ev.batches.front();
-    CHECK(b.seq_lengths[0] == seqs.length(begin));
-    CHECK(b.nsp_labels[0] == seqs.nsp_labels[begin]);
+    for (int j = 0; j < b.rows; ++j) {
+      const int64_t row = static_cast<int64_t>(static_cast<double>((begin + j) * 23) / 21.0);
+      CHECK(b.seq_lengths[static_cast<size_t>(j)] == seqs.length(row));
+      CHECK(b.nsp_labels[static_cast<size_t>(j)] == seqs.nsp_labels[row]);
+    }
   }
   CHECK(total == 21);
-  CHECK(masked == seqs.mlm_off[21]);
-  // a directory works too; asking for more samples than exist is an error
-  CHECK(load_eval(tmp.path().string(), 1024, 32, 4, 23, 0, 1, 8).num_sequences == 23);
+  CHECK(masked == want_masked);
+  // a directory works too; exactly `count` rows are all taken; asking for more than exist is an error
+  CHECK(load_eval(tmp.path().string(), 1024, 32, 4, 23, 0, 1, 8).num_masked == seqs.mlm_off[23]);
   CHECK_THROWS_WITH_AS(load_eval(tmp.path().string(), 1024, 32, 4, 24, 0, 1, 8),
                        doctest::Contains("fewer than num_eval_examples 24"), DataError);
+  // rows spread over two files: the second file's rows are found at their offset
+  TempDir two;
+  write_shard(two.file("part_0.hdf5"), seqs, Format::varlength, Limits{1024, 32, 4});
+  write_shard(two.file("part_1.hdf5"), seqs, Format::varlength, Limits{1024, 32, 4});
+  const EvalSet ev = load_eval(two.path().string(), 1024, 32, 4, 4, 0, 1, 4);  // rows 0, 11, 23, 34
+  REQUIRE(ev.batches.size() == 1);
+  CHECK(ev.batches[0].seq_lengths[0] == seqs.length(0));
+  CHECK(ev.batches[0].seq_lengths[1] == seqs.length(11));
+  CHECK(ev.batches[0].seq_lengths[2] == seqs.length(0));
+  CHECK(ev.batches[0].seq_lengths[3] == seqs.length(11));
 }
