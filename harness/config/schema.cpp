@@ -69,6 +69,7 @@ std::vector<SchemaEntry> own_rows() {
       str("topology.synthetic", "", "hwloc synthetic description, e.g. 'pack:2 numa:1 core:8 pu:2'"),
       list("topology.gpu_numa_map", V::IntList, "GPU i -> OS NUMA node, when the topology lacks PCI locality"),
       str("topology.reserved_cpus", "", "hwloc CPU list owned by e.g. a WekaIO client; never given to a rank"),
+      boolean("topology.compare", "true", "preflight: compare each node's live topology with this one and stop on a difference"),
       str("topology.allowed_cpus", "", "override of the CPUs the job may use (default: the process's cpuset)"),
       // binding
       oneof("binding.cpu", "exclusive", {"exclusive", "exclusive-nosmt", "node", "socket", "none", "map"}, "CPU binding policy"),

@@ -8,6 +8,7 @@
 #include "harness/plan/closed_division.h"
 #include "harness/launch/launcher.h"
 #include "harness/plan/data_setup.h"
+#include "harness/plan/host_tool.h"
 #include "harness/plan/launch_commands.h"
 #include "harness/plan/node_layout.h"
 #include "harness/plan/plan_errors.h"
@@ -172,6 +173,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   // Ranks the executor starts itself have no launcher to meet through: they meet in a directory.
   if (launcher.starts_each_rank()) plan.rendezvous_dir = plan.experiment.output_dir + "/rendezvous";
 
+  if (cfg.flag("topology.compare")) plan.host_bind = host_tool(opts.bin_dir, "bind");
   ctx.bin_dir = opts.bin_dir;
   ctx.process_env = opts.env;
   ctx.data = resolve_data(cfg, plan, opts.bin_dir);

@@ -110,6 +110,7 @@ json Plan::to_json() const {
   j["cache_clear"] = command_json(cache_clear);
   j["trainer"] = command_json(trainer);
   j["launch"] = command_json(launch);
+  j["host_bind"] = host_bind;
   j["plan_file"] = plan_file;
   j["run_config_file"] = run_config_file;
   j["trainer_config"] = trainer_config;
@@ -172,6 +173,7 @@ Plan Plan::from_json(const json& j) {
   p.cache_clear = command_from(j.at("cache_clear"));
   p.trainer = command_from(j.at("trainer"));
   p.launch = command_from(j.at("launch"));
+  j.at("host_bind").get_to(p.host_bind);
   j.at("plan_file").get_to(p.plan_file);
   j.at("run_config_file").get_to(p.run_config_file);
   p.trainer_config = j.at("trainer_config");

@@ -97,6 +97,8 @@ struct Plan {
   Command launch;                          // once per experiment: launcher step + container + trainer
                                            // (launcher that starts no ranks itself: started once per rank
                                            // with RankPlan::env)
+  std::string host_bind;                   // `bind` on the nodes' host, for the preflight's topology comparison
+                                           // ("" = not compared: topology.compare false)
   std::string plan_file;                   // where launch's `bind --plan` reads this plan (executor writes it)
   std::string run_config_file;             // where launch's `trainer --config` reads trainer_config; the
                                            // executor writes it before each experiment with run.seed = seeds[i]

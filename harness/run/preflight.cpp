@@ -11,8 +11,26 @@
 #include "harness/run/output_router.h"
 
 namespace bert::harness {
+namespace {
 
-std::string preflight_probe_script() {
+// Each line of `bind --compare-topology` as "topology_<exit code> <line>"; the token's content or its absence.
+std::string blocking_probes(const PreflightChecks& c) {
+  std::string s;
+  if (!c.bind.empty() && !c.expected_topology.empty()) {
+    const std::string bind = shell_quote(c.bind);
+    s += "if [ -x " + bind + " ]; then\n  out=$(" + bind + " --compare-topology " + shell_quote(c.expected_topology) +
+         " 2>&1); rc=$?\n  printf '%s\\n' \"$out\" | sed \"s/^/topology_$rc /\"\nelse\n  echo \"note no " + c.bind +
+         " on this node: its topology was not compared with the plan's\"\nfi\n";
+  }
+  if (!c.token_path.empty())
+    s += "if [ -r " + shell_quote(c.token_path) + " ]; then echo \"shared_token $(cat " + shell_quote(c.token_path) +
+         ")\"; else echo shared_missing; fi\n";
+  return s;
+}
+
+}  // namespace
+
+std::string preflight_probe_script(const PreflightChecks& c) {
   // Kernel threads (PPid 2) are pinned by design and skipped; the probe's own shell and grep are
   // reported by pid so the parser can drop them.
   return R"SH(echo "probe_pid $$"
@@ -32,16 +50,16 @@ if command -v enroot >/dev/null 2>&1; then
 fi
 awk '/^MemTotal:/{print "mem_total_kb " $2} /^MemAvailable:/{print "mem_avail_kb " $2}' /proc/meminfo
 grep -H -e '^Name:' -e '^PPid:' -e '^Cpus_allowed_list:' /proc/[0-9]*/status 2>/dev/null | sed 's/^/status /'
-)SH";
+)SH" + blocking_probes(c);
 }
 
-ChildSpec preflight_command(const Plan& plan) {
+ChildSpec preflight_command(const Plan& plan, const PreflightChecks& checks) {
   // The launcher's one-task-per-node prefix (with the site's flags), its output tags, the probe.
   ChildSpec spec{plan.per_node.argv, plan.env};
   for (const auto& [k, v] : plan.per_node.env) spec.env[k] = v;
   for (const std::string& f : find_launcher(plan.launcher).per_node_tag_flags()) spec.argv.push_back(f);
   for (const std::string w : {"sh", "-c"}) spec.argv.push_back(w);
-  spec.argv.push_back(preflight_probe_script());
+  spec.argv.push_back(preflight_probe_script(checks));
   return spec;
 }
 
@@ -65,19 +83,23 @@ std::vector<std::string> split_probe_output(const Plan& plan, const std::string&
 }
 
 std::vector<PreflightFinding> parse_probe_output(const std::string& node, const std::string& output,
-                                                 const std::string& bound_cpus) {
+                                                 const std::string& bound_cpus, const PreflightChecks& checks) {
   std::vector<PreflightFinding> out;
   struct Proc { std::string name, cpus; int ppid = -1; };
   std::map<int, Proc> procs;
   std::set<int> probe_pids;
   std::string online;
   long long mem_total = 0, mem_avail = 0;
+  std::string topology_message, token;
+  bool token_seen = false;
   std::istringstream in(output);
   std::string line;
   while (std::getline(in, line)) {
     auto sp = line.find(' ');
     std::string tag = line.substr(0, sp), rest = sp == std::string::npos ? "" : line.substr(sp + 1);
     if (tag == "probe_pid") probe_pids.insert(std::atoi(rest.c_str()));
+    else if (tag.rfind("topology_", 0) == 0 && tag != "topology_0") topology_message += rest + "\n";
+    else if (tag == "shared_token") token_seen = true, token = rest;
     else if (tag == "online") online = rest;
     else if (tag == "gpu_proc") out.push_back({node, "process already on a GPU: " + rest});
     else if (tag == "container") out.push_back({node, "leftover enroot/pyxis container: " + rest});
@@ -99,6 +121,16 @@ std::vector<PreflightFinding> parse_probe_output(const std::string& node, const 
       else if (name == "Cpus_allowed_list") procs[pid].cpus = value;
     }
   }
+  if (!topology_message.empty()) {
+    topology_message.pop_back();
+    out.push_back({node, topology_message, true});
+  }
+  if (!checks.token_path.empty() && (!token_seen || token != checks.token))
+    out.push_back({node,
+                   "the output directory is not shared: this node " + std::string(token_seen ? "reads another " : "cannot read ") +
+                       checks.token_path + " than the harness wrote on the first node; every node must see "
+                       "experiment.output_dir (a node-local disk such as /raid is not shared)",
+                   true});
   if (mem_total > 0 && mem_avail * 4 < mem_total)
     out.push_back({node, "only " + std::to_string(mem_avail / 1024) + " MiB of " + std::to_string(mem_total / 1024) +
                              " MiB memory available"});
@@ -128,9 +160,9 @@ std::vector<PreflightFinding> parse_probe_output(const std::string& node, const 
   return out;
 }
 
-PreflightReport run_preflight(const Plan& plan) {
+PreflightReport run_preflight(const Plan& plan, const PreflightChecks& checks) {
   PreflightReport rep;
-  Captured c = run_capture(preflight_command(plan), 120);
+  Captured c = run_capture(preflight_command(plan, checks), 120);
   if (!c.started || c.timed_out) {
     rep.notes.push_back("preflight probe could not run: " + c.describe());
     return rep;
@@ -154,7 +186,7 @@ PreflightReport run_preflight(const Plan& plan) {
     std::string line;
     while (std::getline(in, line))
       if (line.rfind("note ", 0) == 0) rep.notes.push_back(host + ": " + line.substr(5));
-    for (auto& f : parse_probe_output(host, per_node[i], binding::format_list(bound))) rep.findings.push_back(f);
+    for (auto& f : parse_probe_output(host, per_node[i], binding::format_list(bound), checks)) rep.findings.push_back(f);
   }
   return rep;
 }

@@ -1,5 +1,7 @@
 // Preflight on every node before the first experiment: processes already on the GPUs, processes
-// pinned to CPUs our ranks are bound to, leftover enroot/pyxis containers, low free memory.
+// pinned to CPUs our ranks are bound to, leftover enroot/pyxis containers, low free memory; and,
+// blocking: the node's live topology against the plan's (bind --compare-topology), and the output
+// directory seen by every node (a token the executor wrote there, read back on each node).
 // One probe script runs per node through the launcher's per-node prefix (Plan::per_node: here, or
 // one task per node) with the launcher's output tags, and prints tagged lines.
 #pragma once
@@ -13,7 +15,16 @@ namespace bert::harness {
 
 struct PreflightFinding {
   std::string node;
-  std::string what;  // "GPU process 1234 (python) using 1024 MiB", ...
+  std::string what;       // "GPU process 1234 (python) using 1024 MiB", ...
+  bool blocking = false;  // stops the set whatever --preflight says (except off): the plan itself is wrong here
+};
+
+// The blocking checks' inputs, written by the executor before the probe ("" = that check is off).
+struct PreflightChecks {
+  std::string bind;               // bind on the nodes (Plan::host_bind)
+  std::string expected_topology;  // JSON of the plan's node topology
+  std::string token_path;         // in the output directory
+  std::string token;              // its content
 };
 
 struct PreflightReport {
@@ -22,17 +33,17 @@ struct PreflightReport {
 };
 
 // The probe script and the command that runs it once per node.
-std::string preflight_probe_script();
-ChildSpec preflight_command(const Plan& plan);
+std::string preflight_probe_script(const PreflightChecks& checks = {});
+ChildSpec preflight_command(const Plan& plan, const PreflightChecks& checks = {});
 
 // Turns the probe output of one node into findings; `bound_cpus` is the union of the CPUs the plan
 // binds ranks to on that node (hwloc list, "" = not bound), `probe_pids` are excluded.
 std::vector<PreflightFinding> parse_probe_output(const std::string& node, const std::string& output,
-                                                 const std::string& bound_cpus);
+                                                 const std::string& bound_cpus, const PreflightChecks& checks = {});
 
 // Splits launcher output tagged per task (srun -l / mpirun --tag-output) into per-node texts.
 std::vector<std::string> split_probe_output(const Plan& plan, const std::string& output);
 
-PreflightReport run_preflight(const Plan& plan);
+PreflightReport run_preflight(const Plan& plan, const PreflightChecks& checks = {});
 
 }  // namespace bert::harness

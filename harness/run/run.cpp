@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 
+#include "binding/binding_json.h"
 #include "harness/launch/launcher.h"
 #include "harness/run/cache_clear.h"
 #include "harness/run/capture.h"
@@ -257,21 +259,40 @@ bool SetRunner::run_setup() {
 
 bool SetRunner::preflight() {
   if (opts_.preflight == PreflightPolicy::Off) return true;
-  ChildSpec probe = preflight_command(plan_);
+  PreflightChecks checks;
+  try {  // what every node checks against: the plan's topology, and a token only the output directory holds
+    const std::string dir = tree_.root + "/preflight";
+    fs::create_directories(dir);
+    if (!plan_.host_bind.empty() && !plan_.nodes.empty()) {
+      checks.bind = plan_.host_bind;
+      checks.expected_topology = fs::absolute(dir + "/expected_topology.json").string();
+      write_file_atomic(checks.expected_topology, json(plan_.nodes.front().topology).dump(2) + "\n");
+    }
+    if (plan_.nodes.size() > 1) {
+      checks.token_path = fs::absolute(dir + "/shared_token").string();
+      checks.token = tree_.datestamp + "-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
+      write_file_atomic(checks.token_path, checks.token + "\n");
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "harness run: preflight: " << e.what() << "\n";
+    return false;
+  }
+  ChildSpec probe = preflight_command(plan_, checks);
   log_command("preflight", Command{probe.argv, {}, ""});
-  PreflightReport rep = run_preflight(plan_);
+  PreflightReport rep = run_preflight(plan_, checks);
   for (const auto& n : rep.notes) {
     preflight_lines_.push_back("note: " + n);
     display_.print("preflight: note: " + n);
   }
+  size_t errors = 0;
   for (const auto& f : rep.findings) {
+    const bool error = f.blocking || opts_.preflight == PreflightPolicy::Fail;
+    errors += error ? 1 : 0;
     preflight_lines_.push_back(f.node + ": " + f.what);
-    display_.print(std::string("preflight: ") + (opts_.preflight == PreflightPolicy::Fail ? "error: " : "warning: ") +
-                   f.node + ": " + f.what);
+    display_.print(std::string("preflight: ") + (error ? "error: " : "warning: ") + f.node + ": " + f.what);
   }
-  if (!rep.findings.empty() && opts_.preflight == PreflightPolicy::Fail) {
-    std::cerr << "harness run: preflight found " << rep.findings.size()
-              << " problem(s) on the nodes (listed above); nothing was launched\n";
+  if (errors > 0) {
+    std::cerr << "harness run: preflight found " << errors << " problem(s) on the nodes (listed above); nothing was launched\n";
     return false;
   }
   return true;

@@ -20,7 +20,7 @@ run() {  # run NAME YAML [options]: NEXP=1 into $work/NAME, prints the eval accu
   grep -ho '\[trainer\] step 12 .*loss [0-9.]*' "$work/$name"/logs/*_01*.log | head -1 | grep -o 'loss [0-9.]*'
 }
 mpi=$(run mpirun local-mpirun.yaml)
-loc=$(run local local.yaml --set nodes.ranks_per_node=2 --set 'topology.synthetic=pack:2 numa:1 core:1 pu:1' \
+loc=$(run local local.yaml --set nodes.ranks_per_node=2 --set 'topology.synthetic=pack:2 numa:1 core:1 pu:1' --set topology.compare=false \
       --set binding.mem=none)
 echo "mpirun: $mpi"
 echo "local:  $loc"

@@ -1,5 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "harness/run/preflight.h"
 
 using namespace bert::harness;
@@ -83,4 +88,57 @@ TEST_CASE("the probe runs here and reports this machine") {
   p.nodes = {node("localhost")};
   PreflightReport r = run_preflight(p);
   for (const auto& n : r.notes) CHECK(n.find("could not run") == std::string::npos);
+}
+
+TEST_CASE("blocking: a node whose topology differs from the plan's, with both descriptions") {
+  PreflightChecks c{"/b/bind", "/o/preflight/expected_topology.json", "", ""};
+  auto f = parse_probe_output("n2",
+                              "online 0-1\ntopology_2 bind: this node does not match the expected topology (synthetic):\n"
+                              "topology_2   packages: expected 2, this node has 1\n",
+                              "", c);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].blocking);
+  CHECK(f[0].what == "bind: this node does not match the expected topology (synthetic):\n  packages: expected 2, this node has 1");
+  CHECK(parse_probe_output("n2", "topology_0 bind: this node matches x\n", "", c).empty());
+}
+
+TEST_CASE("blocking: an output directory one node cannot see") {
+  PreflightChecks c{"", "", "/raid/out/preflight/shared_token", "T1"};
+  CHECK(parse_probe_output("n1", "shared_token T1\n", "", c).empty());
+  auto f = parse_probe_output("n2", "shared_missing\n", "", c);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].blocking);
+  CHECK(f[0].what == "the output directory is not shared: this node cannot read /raid/out/preflight/shared_token than the harness "
+                     "wrote on the first node; every node must see experiment.output_dir (a node-local disk such as /raid is "
+                     "not shared)");
+  CHECK(parse_probe_output("n2", "shared_token T0\n", "", c)[0].what.find("reads another /raid/out") != std::string::npos);
+}
+
+TEST_CASE("the probe runs bind --compare-topology and reads the token here") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("preflight_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  // this machine described as 64 packages: not this node
+  std::ofstream(dir / "expected.json") << R"({"source": "synthetic", "packages": 64, "cores": 64, "pus": 64,
+    "numa": [], "gpus": [], "skipped_devices": [], "has_pci": false, "allowed_cpus": "", "reserved_cpus": "", "this_system": false})";
+  std::ofstream(dir / "token") << "T7\n";
+  Plan p;
+  p.launcher = "local";
+  p.nodes = {node("localhost")};
+  PreflightChecks c{BERT_BIND, (dir / "expected.json").string(), (dir / "token").string(), "T7"};
+  PreflightReport r = run_preflight(p, c);
+  int blocking = 0;
+  for (const auto& f : r.findings) {
+    if (!f.blocking) continue;
+    ++blocking;
+    CHECK(f.what.find("does not match the expected topology") != std::string::npos);
+    CHECK(f.what.find("64 packages") != std::string::npos);  // both sides described
+  }
+  CHECK(blocking == 1);  // the token was read: no finding for it
+  c.token_path = (dir / "missing").string();
+  r = run_preflight(p, c);
+  blocking = 0;
+  for (const auto& f : r.findings) blocking += f.blocking ? 1 : 0;
+  CHECK(blocking == 2);
+  fs::remove_all(dir);
 }
