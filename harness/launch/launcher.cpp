@@ -1,5 +1,7 @@
 #include "harness/launch/launcher.h"
 
+#include "slurm/hostlist.h"
+
 namespace bert::harness {
 
 // One entry per launcher; each is defined in its own file.
@@ -37,6 +39,22 @@ void require_shape(const JobShape& job) {
   if (job.nodes < 1) throw UserError("nodes.count", "need at least 1 node, got " + std::to_string(job.nodes));
   if (job.ranks_per_node < 1)
     throw UserError("nodes.ranks_per_node", "need at least 1 task per node, got " + std::to_string(job.ranks_per_node));
+}
+
+std::vector<std::string> allocation_hosts(const Config& cfg, const Env& env, int num_nodes) {
+  auto it = env.find("SLURM_JOB_NODELIST");
+  if (it == env.end() || it->second.empty()) return {};
+  auto alloc = slurm::expand_hostlist(it->second);
+  if (!alloc) cfg.fail("nodes.count", "cannot read SLURM_JOB_NODELIST='" + it->second + "'");
+  // A set on fewer nodes than allocated would leave nodes idle (and its result name would lie).
+  if (static_cast<int>(alloc->size()) != num_nodes) {
+    auto job = env.find("SLURM_JOB_ID");
+    const std::string id = job == env.end() || job->second.empty() ? "" : job->second + " ";
+    cfg.fail("nodes.count", std::to_string(num_nodes) + " node(s) but this Slurm job " + id + "has " +
+                                std::to_string(alloc->size()) + " (" + it->second + "): submit with sbatch --nodes=" +
+                                std::to_string(num_nodes) + ", or set nodes.count to " + std::to_string(alloc->size()));
+  }
+  return *alloc;
 }
 
 }  // namespace bert::harness

@@ -21,6 +21,7 @@ using Env = std::map<std::string, std::string>;
 struct Hosts {
   std::vector<std::string> names;  // one per node; empty (or short) when not known before the job runs
   std::string master_addr;         // rendezvous address ("" = the trainer's default)
+  std::vector<std::string> warnings;  // what could not be known here (a hostfile not readable on this host)
 };
 
 // The job the launcher's lines are for.
@@ -86,6 +87,9 @@ class Launcher {
 const Launcher& find_launcher(std::string_view name);
 std::vector<std::string> launcher_names();
 
+// For implementations: inside a Slurm allocation its nodes (SLURM_JOB_NODELIST), else []; an allocation
+// of another size than num_nodes is a UserError at nodes.count.
+std::vector<std::string> allocation_hosts(const Config& cfg, const Env& env, int num_nodes);
 // For implementations: throws UserError when the shape has no node or no rank per node.
 void require_shape(const JobShape& job);
 

@@ -1,5 +1,7 @@
 // Open MPI's mpirun over a host list or hostfile: `mpirun -np N*T --map-by ppr:T:node --bind-to none
 // (--host h:T,... | --hostfile F) -x NAME=VALUE ... --tag-output`, lines tagged "[1,<rank>]<stdout>:".
+#include <algorithm>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -8,20 +10,48 @@
 namespace bert::harness {
 namespace {
 
+// Open MPI's hostfile: one host per line ("node01 slots=8 max_slots=8"), '#' comments, blank lines.
+std::vector<std::string> read_hostfile(std::istream& in) {
+  std::vector<std::string> hosts;
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string host;
+    if (words >> host && std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+  }
+  return hosts;
+}
+
 class Mpirun final : public Launcher {
  public:
   const char* name() const override { return "mpirun"; }
 
-  Hosts find_hosts(const Config& cfg, const Env&, int num_nodes) const override {
+  // The hosts as written, else the hostfile's, else the Slurm allocation's; rank 0's host is the rendezvous.
+  Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const override {
     Hosts h;
     h.names = cfg.strings("launcher.mpirun.hosts");
-    if (cfg.str("launcher.mpirun.hostfile").empty()) {
-      if (static_cast<int>(h.names.size()) != num_nodes)
-        cfg.fail(h.names.empty() ? "launcher.type" : "launcher.mpirun.hosts",
-                 "mpirun needs launcher.mpirun.hosts with one host per node (" + std::to_string(num_nodes) +
-                     ") or launcher.mpirun.hostfile; got " + std::to_string(h.names.size()) + " host(s)");
-      h.master_addr = h.names.front();
+    const std::string hostfile = cfg.path("launcher.mpirun.hostfile");
+    if (!hostfile.empty()) {
+      std::ifstream in(hostfile);
+      if (!in) {  // e.g. a dry-run away from the cluster: mpirun reads it there
+        h.warnings.push_back("launcher.mpirun.hostfile " + hostfile + " cannot be read here: node names and MASTER_ADDR "
+                             "are placeholders (mpirun reads the file where the set runs)");
+        return h;
+      }
+      h.names = read_hostfile(in);
+      if (static_cast<int>(h.names.size()) < num_nodes)
+        cfg.fail("launcher.mpirun.hostfile", hostfile + " names " + std::to_string(h.names.size()) + " host(s) for " +
+                                                 std::to_string(num_nodes) + " nodes");
+      h.names.resize(static_cast<size_t>(num_nodes));
+    } else if (h.names.empty()) {
+      h.names = allocation_hosts(cfg, env, num_nodes);
     }
+    if (static_cast<int>(h.names.size()) != num_nodes) {
+      cfg.fail(h.names.empty() ? "launcher.type" : "launcher.mpirun.hosts",
+               "mpirun needs launcher.mpirun.hosts with one host per node (" + std::to_string(num_nodes) +
+                   "), launcher.mpirun.hostfile or a Slurm allocation; got " + std::to_string(h.names.size()) + " host(s)");
+    }
+    h.master_addr = h.names.front();
     return h;
   }
   std::string placeholder_host(int node) const override { return "host-" + std::to_string(node); }

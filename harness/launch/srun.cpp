@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "harness/launch/launcher.h"
-#include "slurm/hostlist.h"
 
 namespace bert::harness {
 namespace {
@@ -23,11 +22,6 @@ std::vector<std::string> srun_base(const JobShape& job, int tasks_per_node, cons
   return a;
 }
 
-std::string job_id(const Env& env) {
-  auto it = env.find("SLURM_JOB_ID");
-  return it == env.end() || it->second.empty() ? "" : it->second + " ";
-}
-
 class Srun final : public Launcher {
  public:
   const char* name() const override { return "srun"; }
@@ -35,17 +29,8 @@ class Srun final : public Launcher {
   Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const override {
     Hosts h;
     // Inside an allocation: the real node names; rank 0 runs on the first (run.sub's MLPERF_SLURM_FIRSTNODE).
-    if (auto it = env.find("SLURM_JOB_NODELIST"); it != env.end() && !it->second.empty()) {
-      auto alloc = slurm::expand_hostlist(it->second);
-      if (!alloc) cfg.fail("nodes.count", "cannot read SLURM_JOB_NODELIST='" + it->second + "'");
-      // A set on fewer nodes than allocated would leave nodes idle (and its result name would lie).
-      if (static_cast<int>(alloc->size()) != num_nodes)
-        cfg.fail("nodes.count", std::to_string(num_nodes) + " node(s) but this Slurm job " + job_id(env) + "has " +
-                                    std::to_string(alloc->size()) + " (" + it->second + "): submit with sbatch --nodes=" +
-                                    std::to_string(num_nodes) + ", or set nodes.count to " + std::to_string(alloc->size()));
-      h.names.assign(alloc->begin(), alloc->begin() + num_nodes);
-      h.master_addr = h.names.front();
-    }
+    h.names = allocation_hosts(cfg, env, num_nodes);
+    if (!h.names.empty()) h.master_addr = h.names.front();
     if (auto it = env.find("MLPERF_SLURM_FIRSTNODE"); it != env.end() && !it->second.empty()) h.master_addr = it->second;
     return h;
   }

@@ -155,6 +155,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   ctx.job.ranks_per_node = plan.ranks_per_node;
   ctx.job.gpus_per_node = layout.gpus;
   ctx.job.hosts = launcher.find_hosts(cfg, opts.env, plan.num_nodes);
+  plan.warnings.insert(plan.warnings.end(), ctx.job.hosts.warnings.begin(), ctx.job.hosts.warnings.end());
   if (!cfg.str("launcher.master_addr").empty()) ctx.job.hosts.master_addr = cfg.str("launcher.master_addr");
   ctx.job.master_port = std::to_string(cfg.integer("launcher.master_port"));
   add_nodes(plan, layout, launcher, ctx.job);

@@ -29,12 +29,13 @@ TEST_CASE("every shipped system builds a plan") {
     Plan p;
     CHECK_NOTHROW(p = shipped(e.path().filename().string()));
     CHECK(p.world_size == p.num_nodes * p.ranks_per_node);
-    if (e.path().filename() == "samsung_dgxa100_171x8x12x1.yaml") {  // as submitted: global batch 16416 > 16384
-      REQUIRE(p.warnings.size() == 1);
-      CHECK(p.warnings[0].find("no RCP: this set cannot be submitted without a bypass") != std::string::npos);
-    } else {
-      CHECK(p.warnings.empty());
-    }
+    std::vector<std::string> expected;  // facts about the shipped systems, not mistakes
+    if (e.path().filename().string().rfind("samsung_", 0) == 0)  // its hostfile exists on Samsung's cluster only
+      expected.push_back("launcher.mpirun.hostfile /etc/mlperf/samsung_hosts cannot be read here");
+    if (e.path().filename() == "samsung_dgxa100_171x8x12x1.yaml")  // as submitted: global batch 16416 > 16384
+      expected.push_back("no RCP: this set cannot be submitted without a bypass");
+    REQUIRE(p.warnings.size() == expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) CHECK(p.warnings[i].find(expected[i]) != std::string::npos);
   }
   CHECK(count >= 14);
 }

@@ -2,6 +2,11 @@
 // step, its output tags, how it stops a step and how it names a failed rank.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <functional>
 
 #include "harness/config/config.h"
@@ -163,13 +168,34 @@ TEST_CASE("mpirun hosts: one per node from the list, the first is the rendezvous
   Hosts h = mpirun.find_hosts(config({"launcher.type=mpirun", "launcher.mpirun.hosts=[a, b]"}), {}, 2);
   CHECK(h.names == std::vector<std::string>{"a", "b"});
   CHECK(h.master_addr == "a");
-  h = mpirun.find_hosts(config({"launcher.type=mpirun", "launcher.mpirun.hostfile=/h"}), {}, 2);
+  // a hostfile that cannot be read here: placeholders, said in a warning
+  h = mpirun.find_hosts(config({"launcher.type=mpirun", "launcher.mpirun.hostfile=/nonexistent/h"}), {}, 2);
   CHECK(h.names.empty());
   CHECK(h.master_addr.empty());
+  REQUIRE(h.warnings.size() == 1);
+  CHECK(h.warnings[0].find("/nonexistent/h cannot be read here") != std::string::npos);
   CHECK(mpirun.placeholder_host(1) == "host-1");
   CHECK(error_of([&] { mpirun.find_hosts(config({"launcher.mpirun.hosts=[a]"}), {}, 2); }) ==
-        "--set launcher.mpirun.hosts=[a]: launcher.mpirun.hosts: mpirun needs launcher.mpirun.hosts with one host per node (2) "
-        "or launcher.mpirun.hostfile; got 1 host(s)");
+        "--set launcher.mpirun.hosts=[a]: launcher.mpirun.hosts: mpirun needs launcher.mpirun.hosts with one host per node (2), "
+        "launcher.mpirun.hostfile or a Slurm allocation; got 1 host(s)");
+}
+
+TEST_CASE("mpirun hosts from the hostfile (Open MPI's format) or the Slurm allocation: real names, the first is the rendezvous") {
+  const Launcher& mpirun = find_launcher("mpirun");
+  const std::string file = (std::filesystem::temp_directory_path() / ("hosts_" + std::to_string(getpid()))).string();
+  std::ofstream(file) << "# the Samsung layout\nsd01 slots=8 max_slots=8\n\nsd02 slots=8  # second\nsd01 slots=8\nsd03\n";
+  Hosts h = mpirun.find_hosts(config({"launcher.mpirun.hostfile=" + file}), {}, 2);
+  CHECK(h.names == std::vector<std::string>{"sd01", "sd02"});
+  CHECK(h.master_addr == "sd01");
+  CHECK(h.warnings.empty());
+  CHECK(error_of([&] { mpirun.find_hosts(config({"launcher.mpirun.hostfile=" + file}), {}, 4); }).find(file + " names 3 host(s) for 4 nodes") !=
+        std::string::npos);
+  std::filesystem::remove(file);
+  h = mpirun.find_hosts(config({}), {{"SLURM_JOB_NODELIST", "gpu[07-08]"}}, 2);
+  CHECK(h.names == std::vector<std::string>{"gpu07", "gpu08"});
+  CHECK(h.master_addr == "gpu07");
+  CHECK(error_of([&] { mpirun.find_hosts(config({}), {{"SLURM_JOB_NODELIST", "gpu[07-09]"}}, 2); })
+            .find("2 node(s) but this Slurm job has 3 (gpu[07-09])") != std::string::npos);
 }
 
 TEST_CASE("mpirun: Open MPI tags, no stop command, failures from Open MPI's report") {
