@@ -4,6 +4,7 @@
 
 #include "harness/plan/build_plan.h"
 #include "harness/plan/closed_division.h"
+#include "plan_helpers.h"
 #include "test_helpers.h"
 
 using namespace bert::harness;
@@ -24,13 +25,7 @@ benchmark:
 experiment: {nexp: 10, seed_policy: "sequence:1", division: closed}
 )";
 
-Plan plan_of(std::vector<std::string> sets, const std::string& yaml = kClosed) {
-  Overrides ov;
-  ov.sets = std::move(sets);
-  BuildOptions o;
-  o.bin_dir = "/b";
-  return build_plan(Config::from_text(yaml, "c.yaml", ov), o);
-}
+Plan plan_of(std::vector<std::string> sets, const std::string& yaml = kClosed) { return plan_from(yaml, "c.yaml", std::move(sets)); }
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "harness/plan/build_plan.h"
+#include "plan_helpers.h"
 #include "test_helpers.h"
 
 using namespace bert::harness;
@@ -18,13 +19,7 @@ benchmark:
 experiment: {nexp: 1, division: open, seed_policy: "fixed:1"}
 )";
 
-Plan plan_of(std::vector<std::string> sets) {
-  Overrides ov;
-  ov.sets = std::move(sets);
-  BuildOptions o;
-  o.bin_dir = "/b";
-  return build_plan(Config::from_text(kNode, "t.yaml", ov), o);
-}
+Plan plan_of(std::vector<std::string> sets) { return plan_from(kNode, "t.yaml", std::move(sets)); }
 
 }  // namespace
 

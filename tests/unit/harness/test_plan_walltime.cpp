@@ -4,6 +4,7 @@
 
 #include "harness/plan/build_plan.h"
 #include "harness/plan/walltime.h"
+#include "plan_helpers.h"
 #include "test_helpers.h"
 
 using namespace bert::harness;
@@ -23,14 +24,7 @@ experiment:
 )";
 
 Plan plan_of(const std::string& yaml, std::vector<std::string> sets, std::map<std::string, std::string> env = {}) {
-  Overrides ov;
-  ov.sets = std::move(sets);
-  ov.env = env;
-  BuildOptions o;
-  o.bin_dir = "/b";
-  o.env = env;
-  o.random_seed = [n = uint64_t{7}]() mutable { return n++; };
-  return build_plan(Config::from_text(yaml, "w.yaml", ov), o);
+  return plan_from(yaml, "w.yaml", std::move(sets), std::move(env));
 }
 
 }  // namespace
