@@ -68,7 +68,7 @@ void add_nodes(Plan& plan, const NodeLayout& layout, const Launcher& launcher, c
 }
 
 // The per-experiment watchdog and the job's limit, one derived from the other (walltime.h).
-void set_walltimes(ExperimentPlan& ex, const Config& cfg) {
+void set_walltimes(ExperimentPlan& ex, const Config& cfg, std::vector<std::string>& warnings) {
   for (const char* key : {"experiment.run_walltime", "experiment.job_walltime"}) {
     try {
       parse_walltime_seconds(cfg.str(key));
@@ -81,6 +81,7 @@ void set_walltimes(ExperimentPlan& ex, const Config& cfg) {
     ex.run_walltime = w.run;
     ex.job_walltime = w.job;
     ex.walltime_derived = w.derived;
+    if (!w.warning.empty()) warnings.push_back(w.warning);
   } catch (const std::invalid_argument& e) {
     cfg.fail("experiment.job_walltime", e.what());
   }
@@ -101,7 +102,7 @@ void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
   if (cfg.integer("benchmark.eval_interval_samples") == 0)
     cfg.fail("benchmark.eval_interval_samples", "must be > 0, or -1 for the MLPerf formula; got 0");
   check_duration(cfg, "launcher.srun.time_per_run");
-  set_walltimes(ex, cfg);
+  set_walltimes(ex, cfg, plan.warnings);
   ex.output_dir = cfg.str("experiment.output_dir");
   if (ex.output_dir.empty()) cfg.fail("experiment.output_dir", "must not be empty");
   ex.ruleset = cfg.str("experiment.ruleset");

@@ -76,6 +76,10 @@ Walltimes resolve_walltimes(const std::string& run, const std::string& job, int 
                                               "minutes (5 for setup, 5 around each experiment)", job, nexp));
     w.run = format_walltime(per);
     w.derived = "run";
+  } else if (run_s > 0 && job_s > 0 && job_s < kSetupMarginS + nexp * (run_s + kPerExperimentMarginS)) {
+    w.warning = fmt::format("experiment.job_walltime {} is shorter than 5 + NEXP {} x (run {} + 5) = {} minutes: the job may "
+                            "end before its last experiments (--resume continues them)",
+                            job, nexp, run, format_walltime(kSetupMarginS + nexp * (run_s + kPerExperimentMarginS)));
   }
   return w;
 }

@@ -19,6 +19,7 @@ std::string format_walltime(double seconds);
 struct Walltimes {
   std::string run, job;  // "" = no limit
   std::string derived;   // "", "run" or "job": which one the rule gave
+  std::string warning;   // both given and the job shorter than the rule asks ("" = fine)
 };
 // Fills the missing one of run/job (texts as written, "" = not given). Throws std::invalid_argument
 // when job leaves no time for NEXP experiments after the margins.

@@ -52,6 +52,9 @@ TEST_CASE("walltime: the job's limit is derived from the per-experiment one, and
   CHECK(p.experiment.run_walltime == "10");
   CHECK(p.experiment.job_walltime == "60");
   CHECK(p.experiment.walltime_derived == "");
+  REQUIRE(p.warnings.size() == 1);  // 60 < 5 + 10 x (10 + 5)
+  CHECK(p.warnings[0] == "experiment.job_walltime 60 is shorter than 5 + NEXP 10 x (run 10 + 5) = 155 minutes: the job may end "
+                         "before its last experiments (--resume continues them)");
 
   // env WALLTIME is the job's (NVIDIA's run.sub meaning), WALLTIME_RUNANDTIME the experiment's
   p = plan_of(kSlurm, {}, {{"WALLTIME", "100"}});
