@@ -16,6 +16,7 @@
 #include "harness/plan/system_json.h"
 #include "harness/plan/trainer_config.h"
 #include "harness/plan/walltime.h"
+#include "results/rules.h"
 #include "trainer/backend_status.h"
 
 namespace bert::harness {
@@ -106,6 +107,12 @@ void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
   ex.output_dir = cfg.str("experiment.output_dir");
   if (ex.output_dir.empty()) cfg.fail("experiment.output_dir", "must not be empty");
   ex.ruleset = cfg.str("experiment.ruleset");
+  if (!results::rules::has_ruleset(ex.ruleset)) {  // every run's log is checked against it
+    std::string known;
+    for (const std::string& r : results::rules::rulesets()) known += (known.empty() ? "" : ", ") + r;
+    cfg.fail("experiment.ruleset", "no BERT rules for ruleset '" + ex.ruleset + "' (known: " + known +
+                                       "; BERT is not accepted after 5.0.0)");
+  }
   ex.division = cfg.str("experiment.division");
   if (ex.division == "closed" && ex.seed_policy.rfind("fixed:", 0) == 0 && ex.nexp > 1)
     plan.warnings.push_back("experiment.seed_policy " + ex.seed_policy +

@@ -63,6 +63,13 @@ TEST_CASE("closed division: one fixed seed for every run is a warning (the seed 
   CHECK(p.warnings[0].find("same seed") != std::string::npos);
 }
 
+TEST_CASE("a ruleset without BERT rules is an error before any run is checked against it") {
+  CHECK(error_of([] { plan_of({"experiment.ruleset=5.1.0"}); }) ==
+        "--set experiment.ruleset=5.1.0: experiment.ruleset: no BERT rules for ruleset '5.1.0' (known: 3.1.0, 4.0.0, 4.1.0, "
+        "5.0.0; BERT is not accepted after 5.0.0)");
+  CHECK_NOTHROW(plan_of({"experiment.ruleset=4.1.0"}));
+}
+
 TEST_CASE("closed division: the submitter is required and the platform is the system's name") {
   CHECK(error_of([] { plan_of({"system.submitter="}); }).find("system.submitter: closed division: the submitting organization is required") !=
         std::string::npos);
