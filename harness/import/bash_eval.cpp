@@ -137,7 +137,7 @@ BashEvalResult bash_eval(const std::string& config, const BashEvalOptions& opts)
     if (eq == std::string::npos) continue;
     std::string k = kv.substr(0, eq);
     if (is_shell_variable(k)) continue;
-    r.exported[k] = kv.substr(eq + 1);
+    r.exported[k] = original(kv.substr(eq + 1));  // ${PWD}, $(dirname ...): the config's own folder
   }
   return r;
 }
