@@ -9,7 +9,7 @@
 set -u
 CASE=$1 HARNESS=$2 SRC=$3 PY=$4 WORK=$5
 rm -rf "$WORK" && mkdir -p "$WORK"
-BIN=$(dirname "$HARNESS")
+BIN=$(cd "$(dirname "$HARNESS")" && pwd)
 out=$WORK/out
 fail() {
   echo "FAIL: $*" >&2
@@ -18,31 +18,45 @@ fail() {
 }
 
 # The local recipe's topology trick (systems/local-mpirun.yaml): two 1-PU sockets, so 2 ranks per node
-# get CPU 0 and CPU 1.
-common="trainer:
+# get CPU 0 and CPU 1. Usage: system_yaml BASE EXTRA_TRAINER_ENV EXTRA_NODES TRAINER_LINE TOP_LINE
+system_yaml() {
+  cat <<EOY
+extends: $1
+trainer:
   kind: external
   profile: nvidia-pytorch
   argv: [$SRC/tests/integration/harness_import/run_and_time_local.sh]
-  env: {TRAINER: $BIN/trainer}
+  env: {TRAINER: $BIN/trainer$2}
+  $4
 binding: {apply: launcher, unit: socket, mem: none}
-nodes: {ranks_per_node: 2}
-topology: {synthetic: \"pack:2 numa:1 core:1 pu:1\"}
+nodes: {ranks_per_node: 2$3}
+topology: {synthetic: "pack:2 numa:1 core:1 pu:1"}
 benchmark: {max_steps: 4, eval_start_samples: 32, eval_interval_samples: 1024}
-experiment: {nexp: 2, output_dir: $out}"
+experiment: {nexp: 2, output_dir: $out}
+$5
+EOY
+}
 
 case $CASE in
   mpirun)
-    printf 'extends: %s\n%s\n' "$SRC/systems/local-mpirun.yaml" "$common" > "$WORK/system.yaml"
+    system_yaml "$SRC/systems/local-mpirun.yaml" "" "" "" "" > "$WORK/system.yaml"
     timeout 600 "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
     rc=$?
     grep -q -- '--rankfile' "$out/commands.log" || fail "the launch line has no --rankfile"
     check_affinity=1
     ;;
+  mpirun-logfile)  # trainer.log.source file: rank 0's log is a file of the trainer's, not its stdout
+    system_yaml "$SRC/systems/local-mpirun.yaml" ', LOG_FILE_PATTERN: "trainer_logs/run{i}.log"' "" \
+      'log: {source: file, file: "trainer_logs/run{i}.log"}' "" > "$WORK/system.yaml"
+    timeout 600 "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
+    rc=$?
+    [ -s "$out/trainer_logs/run2.log" ] || fail "the trainer did not write trainer_logs/run2.log"
+    check_affinity=1
+    ;;
   srun)
     # shellcheck source=tests/integration/slurm/require-cluster.sh
     source "$SRC/tests/integration/slurm/require-cluster.sh"
-    printf 'extends: %s\n%s\nnodes: {count: 2, ranks_per_node: 2}\nlauncher: {srun: {mpi: pmix}}\n' \
-      "$SRC/systems/local-slurm.yaml" "${common/nodes: \{ranks_per_node: 2\}/}" > "$WORK/system.yaml"
+    system_yaml "$SRC/systems/local-slurm.yaml" "" ", count: 2" "" "launcher: {srun: {mpi: pmix}}" > "$WORK/system.yaml"
     timeout 600 salloc -N2 --exclusive "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
     rc=$?
     grep -q -- '--cpu-bind=mask_cpu:0x1,0x2' "$out/commands.log" || fail "the launch line has no --cpu-bind=mask_cpu:0x1,0x2"

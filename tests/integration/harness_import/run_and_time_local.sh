@@ -3,7 +3,8 @@
 # process per rank, hyperparameters from NVIDIA's variables (BATCHSIZE is per rank per optimizer step,
 # GRADIENT_STEPS, LR, MAX_STEPS, ...), data from DATADIR_PHASE2/EVALDIR, the seed from SEED, MLPerf log
 # on stdout. It runs our trainer on the local recipe (tiny BERT, synthetic data; TRAINER names the
-# binary) and records the CPUs it may run on (LOGDIR/affinity/run<EXPERIMENT_INDEX>_rank<R>).
+# binary) and records the CPUs it may run on (LOGDIR/affinity/run<EXPERIMENT_INDEX>_rank<R>). With
+# LOG_FILE_PATTERN (e.g. trainer_logs/run{i}.log, relative to LOGDIR) rank 0 writes its log there instead.
 set -euo pipefail
 : "${BATCHSIZE:?}" "${GRADIENT_STEPS:?}" "${LR:?}" "${MAX_STEPS:?}" "${SEED:?}" "${DATADIR_PHASE2:?}" "${EVALDIR:?}"
 : "${TRAINER:?}" "${LOGDIR:?}" "${EXPERIMENT_INDEX:?}"
@@ -30,6 +31,12 @@ submission: {submission_division: open, submission_org: bert-harness-tests, subm
 EOC
 start=$(date +%s)
 echo "STARTING TIMING RUN AT $(date)"
-"$TRAINER" --config "$cfg"
+if [ -n "${LOG_FILE_PATTERN:-}" ] && [ "$rank" = 0 ]; then
+  log=$LOGDIR/${LOG_FILE_PATTERN//\{i\}/$EXPERIMENT_INDEX}
+  mkdir -p "$(dirname "$log")"
+  "$TRAINER" --config "$cfg" > "$log"
+else
+  "$TRAINER" --config "$cfg"
+fi
 echo "ENDING TIMING RUN AT $(date)"
 echo "RESULT,bert,$SEED,$(( $(date +%s) - start )),${USER:-root},$start"
