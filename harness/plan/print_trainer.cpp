@@ -16,7 +16,14 @@ std::string trainer_dry_run_lines(const Plan& p) {
   if (p.binding.apply == "launcher")
     out += fmt::format("binding by  the launcher's own mechanism ({}; see the launch line{})\n", p.launcher,
                        p.files.empty() ? "" : " and its files");
-  else if (p.binding.apply == "trainer")
+  if (p.binding.apply == "launcher" && !p.nodes.empty())
+    for (const RankPlan& r : p.nodes.front().ranks)
+      if (!r.command_prefix.empty()) {
+        Command c;
+        c.argv = r.command_prefix;
+        out += fmt::format("rank {:<7} {} <launch line>\n", r.local_rank, c.shell());
+      }
+  if (p.binding.apply == "trainer")
     out += "binding by  the trainer itself (binding.apply trainer): the table below is what it should do, not applied here\n";
   return out;
 }

@@ -346,6 +346,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
     for (const auto& r : ranks) {
       Command env_only;
       env_only.env = r.env;
+      env_only.argv = r.command_prefix;
       log_command("  rank " + std::to_string(r.global_rank), env_only);
     }
   StepOptions so;

@@ -2,7 +2,7 @@
 # End to end: an external trainer following NVIDIA's contract (run_and_time_local.sh: NVIDIA's variables
 # and SEED from the environment, our trainer on the local recipe) runs NEXP=2 under `harness run`, bound
 # by the launcher's own mechanism (binding.apply launcher): an Open MPI rankfile (CASE mpirun, this host)
-# or srun --cpu-bind=mask_cpu (CASE srun, the local Slurm cluster, 2 nodes, pmix). Each rank's
+# or srun --cpu-bind=mask_cpu (CASE srun, the local Slurm cluster, 2 nodes, pmix), or numactl (CASE local). Each rank's
 # Cpus_allowed_list is compared with the plan's binding; both logs pass our checker and the official one,
 # and each logs the seed the harness recorded for it.
 # Usage: external_e2e.sh CASE HARNESS SOURCE_DIR PYTHON WORK
@@ -43,6 +43,14 @@ case $CASE in
     timeout 600 "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
     rc=$?
     grep -q -- '--rankfile' "$out/commands.log" || fail "the launch line has no --rankfile"
+    check_affinity=1
+    ;;
+  local)  # numactl in front of the one rank, which may then run on CPU 0 only (the host has 0-1)
+    system_yaml "$SRC/systems/local.yaml" "" "" "" "" | sed 's/nodes: {ranks_per_node: 2}/nodes: {ranks_per_node: 1}/' \
+      > "$WORK/system.yaml"
+    timeout 600 "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
+    rc=$?
+    grep -q -- 'numactl' "$out/plan.json" || fail "no numactl in the plan"
     check_affinity=1
     ;;
   mpirun-logfile)  # trainer.log.source file: rank 0's log is a file of the trainer's, not its stdout
