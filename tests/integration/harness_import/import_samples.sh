@@ -41,6 +41,26 @@ run_case inventec_p8000 "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/config_P8000H10
   "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/env.sh"
 run_case samsung_v11 "$S/v1.1/Samsung/pytorch/config_Samsung_Supercomputer21_DGXA100_128x8x16x1.sh" 10 ""
 
+# The shipped variant running NVIDIA's implementation on the P8000 is what importing Inventec's files gives:
+# every variable the import passes has the same value there (numbers compared as numbers; NEXP is env.sh's).
+"$HARNESS" run "$SRC/systems/p8000h100_1x8x48x1_pack_nvidia.yaml" --dry-run --json > "$WORK/shipped_p8000.json" || fail=1
+python3 - "$WORK/shipped_p8000.json" "$WORK/inventec_p8000/plan.json" <<'EOP' || fail=1
+import json, sys
+shipped, imported = (json.load(open(f)) for f in sys.argv[1:3])
+def same(a, b):
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
+bad = [k for k, v in imported["trainer"]["env"].items() if k != "NEXP" and not same(shipped["trainer"]["env"].get(k), v)]
+for k in ("container", "num_nodes", "ranks_per_node", "mpi"):
+    if shipped[k] != imported[k]:
+        bad.append(k)
+if bad:
+    print("shipped p8000h100_1x8x48x1_pack_nvidia.yaml differs from the import in: " + ", ".join(bad))
+sys.exit(1 if bad else 0)
+EOP
+
 # NEXP changes the walltime (WALLTIME = NEXP * 8 + 5), MaxQ clocks the per-run time (+10)
 grep -q "walltime: 85" "$WORK/nvidia_v41_dgxh100/imported.yaml" || { echo "v4.1 WALLTIME for NEXP 10 is not 85"; fail=1; }
 "$HARNESS" import "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" --nexp 2 --maxq \
