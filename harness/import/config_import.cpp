@@ -193,8 +193,10 @@ ImportResult import_config(const ImportOptions& o) {
     set_key(y, "trainer.profile", YAML::Node(prof.name));
     // run_and_time.sh binds each rank itself (bindpcie) when started one task per GPU by srun.
     set_key(y, "binding.apply", YAML::Node("trainer"));
-    if (!has("CONT_FILE") && !has("CONT"))
+    if (!has("CONT_FILE") && !has("CONT")) {  // not the base's image: that one holds our trainer, not theirs
+      set_key(y, "container.image", YAML::Node(""));
       r.notes.push_back("CONT is not set: give the implementation's image at run time (CONT=... harness run ...)");
+    }
   }
   for (auto& [k, row_] : rows) r.rows.push_back(row_);
 

@@ -94,7 +94,15 @@ int run_import_if_parsed() {
     // It must plan as it is (the dry-run's checks).
     BuildOptions bo;
     bo.env = penv;
-    Plan plan = build_plan(Config::load(o.output, Overrides{{}, {}}), bo);
+    Plan plan;
+    try {
+      plan = build_plan(Config::load(o.output, Overrides{{}, {}}), bo);
+    } catch (const UserError& e) {
+      std::cerr << e.what() << "\nharness import: " << o.output
+                << " is written but does not plan yet; give what it lacks when importing (--env NAME=VALUE, "
+                   "--source-first env.sh) or in the YAML\n";
+      return 2;
+    }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     table << "wrote " << o.output << " (" << plan.num_nodes << " x " << plan.ranks_per_node << " ranks, trainer "
           << plan.trainer_run.kind << (plan.trainer_run.profile.empty() ? "" : " " + plan.trainer_run.profile) << ") in "
