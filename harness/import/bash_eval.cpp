@@ -120,7 +120,11 @@ BashEvalResult bash_eval(const std::string& config, const BashEvalOptions& opts)
     throw UserError(Loc{shown.string(), std::stoi(f[2]), 0}, "", "bash: " + msg);
   }
   std::istringstream redacted(slurp(out / "redacted"));
-  for (std::string l; std::getline(redacted, l);) r.ignored_lines.push_back(original(l));
+  for (std::string l; std::getline(redacted, l);) {
+    l = original(l);
+    if (l.rfind("./", 0) == 0) l = (folder / l.substr(2)).string();
+    r.ignored_lines.push_back(l);
+  }
 
   if (!fs::exists(out / "env")) {
     std::string why = c.describe();

@@ -85,5 +85,36 @@ expect_error() {
 expect_error "$B/config_A_1x8x48x1.sh" "config_A_1x8x48x1.sh:2:.*config_missing_common.sh: No such file or directory"
 expect_error "$B/config_B.sh" "config_B.sh:2:.*not_a_command_xyz: command not found"
 expect_error "$B/config_C.sh" "config_C.sh: bash did not finish sourcing it within 2 s"
+# The population's idioms (issue 15): a helper found through $(dirname ${BASH_SOURCE[0]}), DGXSYSTEM from
+# the file name, comments after the closing quote, single quotes inside double quotes, a backslash
+# continuation, set -x, a bare REDACTED line, an env override with a default, HH:MM:SS walltime.
+I=$WORK/idioms/impl && mkdir -p "$I"
+printf 'export DGXNGPU=8\nexport DGXNSOCKET=2\n' > "$I/config_DGXA100_common.sh"
+cat > "$I/config_DGXA100_1x8x56x1.sh" <<'EOC'
+set -x
+export BATCHSIZE=56 # per GPU
+export LR=${CDI_SET_LR:-0.00035}
+export GRADIENT_STEPS=1
+export MAX_STEPS=7100
+export EXTRA_PARAMS="--unpad --cuda_graph_mode 'segmented' "  # trailing comment
+export OPT_LAMB_BETA_1="0.9"   # quoted
+export NCCL_SOCKET_IFNAME="ib0,\
+ib1"
+REDACTED
+export DGXNNODES=1
+export DGXSYSTEM=$(basename $(readlink -f ${BASH_SOURCE[0]}) | sed 's/^config_//' | sed 's/\.sh$//' )
+export WALLTIME=01:15:00
+source $(dirname ${BASH_SOURCE[0]})/config_DGXA100_common.sh
+set +x
+EOC
+"$HARNESS" import "$I/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e \
+  -o "$WORK/idioms/out.yaml" > "$WORK/idioms/table.txt" 2> "$WORK/idioms/stderr" || { cat "$WORK/idioms/stderr"; fail=1; }
+for want in "extends: .*common/dgxa100_common.yaml" "config_name: DGXA100_1x8x56x1" "learning_rate: 0.00035" \
+             "EXTRA_PARAMS: \"--unpad --cuda_graph_mode 'segmented' \"" "lamb_beta_1: 0.9" "walltime: 01:15:00" \
+             "NCCL_SOCKET_IFNAME: ib0,ib1" "batch_size: 56"; do
+  grep -q -- "$want" "$WORK/idioms/out.yaml" || { echo "idioms: '$want' not in the import"; fail=1; }
+done
+grep -q "$I/config_DGXA100_1x8x56x1.sh:10: REDACTED" "$WORK/idioms/table.txt" || { echo "idioms: the REDACTED line is not noted"; fail=1; }
+
 [ $fail = 0 ] && echo PASS
 exit $fail
