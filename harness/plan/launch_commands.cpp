@@ -118,6 +118,9 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
                                     {{"nodes.gpus_per_node", std::to_string(ctx.job.gpus_per_node)},
                                      {"system.config_name", plan.config_name}},
                                     plan.experiment.nexp);
+    if (!ctx.job.hosts.master_addr.empty())
+      for (const std::string& name : prof.master_addr_env) plan.trainer.env[name] = ctx.job.hosts.master_addr;
+    if (!prof.master_port_env.empty()) plan.trainer.env[prof.master_port_env] = ctx.job.master_port;
     for (const auto& [k, v] : plan.trainer.env) ctx.job.forward.push_back(k);
     ctx.job.forward.push_back(plan.trainer_run.seed_env);
     ctx.job.forward.push_back(plan.trainer_run.experiment_env);

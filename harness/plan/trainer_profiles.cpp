@@ -43,8 +43,12 @@ std::vector<TrainerProfile> make_profiles() {
 
   TrainerProfile nvidia;
   nvidia.name = "nvidia-pytorch";
-  nvidia.doc = "NVIDIA's PyTorch BERT (NGC container): slurm2pytorch-style ranks run ./run_and_time.sh";
-  nvidia.argv = {"./run_and_time.sh"};
+  nvidia.doc = "NVIDIA's PyTorch BERT (NGC container): each srun task runs slurm2pytorch ./run_and_time.sh";
+  // As every run.sub since v3.0: slurm2pytorch (mlperf-common, in the image) turns SLURM_PROCID/LOCALID
+  // and MLPERF_SLURM_FIRSTNODE into torch.distributed's RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR.
+  nvidia.argv = {"slurm2pytorch", "./run_and_time.sh"};
+  nvidia.master_addr_env = {"MLPERF_SLURM_FIRSTNODE", "MASTER_ADDR"};  // run.sub exports both (R30+, R50)
+  nvidia.master_port_env = "MASTER_PORT";
   nvidia.workdir = "/workspace/bert";
   nvidia.train = {"DATADIR_PHASE2", "/workspace/data_phase2"};
   nvidia.eval = {"EVALDIR", "/workspace/evaldata"};

@@ -35,6 +35,8 @@ struct TrainerProfile {
   std::string seed_env = "SEED";
   std::string experiment_env = "EXPERIMENT_INDEX";  // 1..NEXP
   std::string nexp_env = "NEXP";
+  std::vector<std::string> master_addr_env;        // variables given the rendezvous host (when known)
+  std::string master_port_env;                     // ... and port
   std::vector<std::pair<std::string, std::string>> env;  // fixed environment (before trainer.env)
   std::vector<ProfileVariable> variables;
 };

@@ -48,7 +48,7 @@ TEST_CASE("external trainer: the profile's argv, mounts, path names and hyperpar
   CHECK(p.trainer_run.kind == "external");
   CHECK(p.trainer_run.profile == "nvidia-pytorch");
   CHECK(p.trainer_run.seed_env == "SEED");
-  CHECK(p.trainer.argv == std::vector<std::string>{"./run_and_time.sh"});  // no bind: the launcher binds
+  CHECK(p.trainer.argv == std::vector<std::string>{"slurm2pytorch", "./run_and_time.sh"});  // no bind: the launcher binds
   const auto& env = p.trainer.env;
   CHECK(env.at("BATCHSIZE") == "48");  // per GPU per optimizer step = batch x accumulation
   CHECK(env.at("GRADIENT_STEPS") == "2");
