@@ -53,6 +53,15 @@ case $CASE in
     grep -q -- 'numactl' "$out/plan.json" || fail "no numactl in the plan"
     check_affinity=1
     ;;
+  mpirun-bind)  # binding.apply bind: our bind wrapper in front of the external program
+    system_yaml "$SRC/systems/local-mpirun.yaml" "" "" "" "" | sed 's/^binding: {apply: launcher,/binding: {apply: bind,/' \
+      > "$WORK/system.yaml"
+    timeout 600 "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
+    rc=$?
+    grep -q -- "bind --plan .* -- $SRC/tests/integration/harness_import/run_and_time_local.sh" "$out/commands.log" ||
+      fail "the launch line does not run the program through bind"
+    check_affinity=1
+    ;;
   mpirun-logfile)  # trainer.log.source file: rank 0's log is a file of the trainer's, not its stdout
     system_yaml "$SRC/systems/local-mpirun.yaml" ', LOG_FILE_PATTERN: "trainer_logs/run{i}.log"' "" \
       'log: {source: file, file: "trainer_logs/run{i}.log"}' "" > "$WORK/system.yaml"
