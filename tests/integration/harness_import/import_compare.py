@@ -38,8 +38,11 @@ def main():
         "EVAL_ITER_SAMPLES": str(tc["stopping"]["eval_interval_samples"]), "EVAL_ITER": str(tc["stopping"]["eval_interval_samples"]),
         "TARGET_MLM_ACCURACY": tc["stopping"]["target_accuracy"],
         "PACKING_FACTOR": tc["batch"]["average_packing_rate"],
-        "WALLTIME": plan["experiment"]["walltime"],
     }
+    # the job's walltime: experiment.walltime, or job_walltime once the per-run/per-job keys exist (issue 14)
+    ex = plan["experiment"]
+    job_wall = {str(ex.get(k)) for k in ("walltime", "job_walltime") if ex.get(k) not in (None, "")}
+    run_wall = {str(ex.get("run_walltime"))} if ex.get("run_walltime") not in (None, "") else set()
     bad, checked = [], 0
     for k, v in sorted(bash.items()):
         if k in SHELL:
@@ -53,9 +56,12 @@ def main():
             # an external trainer also gets the variable itself, as bash had it
             if external and k in tenv and k not in ("NEXP",) and tenv[k] != v:
                 bad.append(f"{k}: bash {v!r}, trainer env {tenv[k]!r}")
+        elif k == "WALLTIME":
+            if v not in job_wall:
+                bad.append(f"WALLTIME: bash {v!r}, plan {sorted(job_wall)}")
         elif k in ("WALLTIME_MINUTES", "WALLTIME_RUNANDTIME"):
-            if f"--time={v}" not in launch:
-                bad.append(f"{k}={v}: no --time={v} in the launch line")
+            if f"--time={v}" not in launch and v not in run_wall:
+                bad.append(f"{k}={v}: neither --time={v} in the launch line nor run_walltime {sorted(run_wall)}")
         elif k in ("DATADIR_PHASE2", "EVALDIR", "CHECKPOINTDIR_PHASE1"):
             if v and not any(m.startswith(v + ":") for m in mounts):
                 bad.append(f"{k}={v}: not mounted ({mounts})")
