@@ -62,6 +62,42 @@ std::string choose_profile(const ImportOptions& o, const std::map<std::string, s
   return "nvidia-pytorch";
 }
 
+// A node no shipped base describes, from what run.sub's users give: srun with run.sub's --mpi default,
+// and (DGXNSOCKET, DGXSOCKETCORES, DGXHT, DGXNGPU) a synthetic topology with the GPUs spread evenly over
+// the sockets (inference: the DGX layout; a hwloc XML of the real node is better, see systems/topologies).
+void describe_unknown_node(const std::map<std::string, std::string>& vars, bool nvidia, YAML::Node y,
+                           std::map<std::string, ImportRow>& rows, std::vector<std::string>& notes) {
+  auto get = [&](const char* k) { return vars.count(k) ? vars.at(k) : std::string(); };
+  if (nvidia) {
+    y["launcher"]["type"] = "srun";
+    y["launcher"]["srun"]["mpi"] = "pmix";  // run.sub: --mpi=${SLURM_MPI_TYPE:-pmix}
+  }
+  const std::string sockets = get("DGXNSOCKET"), cores = get("DGXSOCKETCORES"), ht = get("DGXHT"), gpus = get("DGXNGPU");
+  int n = 0, c = 0, t = 1, g = 0;
+  try {
+    n = std::stoi(sockets);
+    c = std::stoi(cores);
+    if (!ht.empty()) t = std::stoi(ht);
+    if (!gpus.empty()) g = std::stoi(gpus);
+  } catch (const std::exception&) {
+    return;  // not given (or not numbers): no topology from the config
+  }
+  if (n < 1 || c < 1 || t < 1) return;
+  const std::string synthetic = "pack:" + std::to_string(n) + " numa:1 core:" + std::to_string(c) + " pu:" + std::to_string(t);
+  y["topology"]["synthetic"] = synthetic;
+  for (const char* k : {"DGXNSOCKET", "DGXSOCKETCORES", "DGXHT"})
+    if (vars.count(k)) rows[k] = {k, vars.at(k), "mapped", "topology.synthetic (" + synthetic + ")"};
+  if (g > 0) {
+    YAML::Node map(YAML::NodeType::Sequence);
+    map.SetStyle(YAML::EmitterStyle::Flow);
+    for (int i = 0; i < g; ++i) map.push_back(i * n / g);
+    y["topology"]["gpu_numa_map"] = map;
+    y["binding"]["unit"] = "gpu";
+    notes.push_back("topology " + synthetic + " from DGXNSOCKET/DGXSOCKETCORES/DGXHT, GPUs spread evenly over the sockets "
+                    "(an assumption: give topology.xml of the real node to pin it)");
+  }
+}
+
 std::string default_launcher_script(const ImportOptions& o) {
   if (!o.launcher_script.empty()) return o.launcher_script;
   fs::path p = fs::path(o.config).parent_path() / "run_multinode.sh";
@@ -90,14 +126,20 @@ ImportResult import_config(const ImportOptions& o) {
 
   const std::string dgxsystem = has("DGXSYSTEM") ? vars.at("DGXSYSTEM")
                                                  : fs::path(o.config).stem().string().substr(starts_with(fs::path(o.config).stem().string(), "config_") ? 7 : 0);
-  // extends: the hardware base
-  if (const SystemBase* base = find_system_base(dgxsystem)) {
-    fs::path target = fs::absolute(fs::path(o.systems_dir) / base->file).lexically_normal();
+  // extends: the hardware base, or (unknown hardware) the phase-2 settings and the node as the config says
+  auto extend = [&](const std::string& file) {
+    fs::path target = fs::absolute(fs::path(o.systems_dir) / file).lexically_normal();
     fs::path from = o.output.empty() ? fs::current_path() : fs::absolute(o.output).parent_path();
     const std::string rel = fs::relative(target, from).string();
     y["extends"] = rel.rfind("..", 0) == 0 ? target.string() : rel;  // relative only inside systems/
+  };
+  if (const SystemBase* base = find_system_base(dgxsystem)) {
+    extend(base->file);
   } else {
-    r.notes.push_back("no shipped hardware base for '" + dgxsystem + "': the topology is this host's unless you add topology.*");
+    extend("common/bert_phase2.yaml");
+    describe_unknown_node(vars, nvidia, y, rows, r.notes);
+    r.notes.push_back("no shipped hardware base for '" + dgxsystem + "'" +
+                      (y["topology"] ? "" : ": the topology is this host's unless you add topology.*"));
   }
 
   // The profile's variables, the other direction (BATCHSIZE = batch x accumulation: batch = BATCHSIZE / GA).

@@ -43,6 +43,14 @@ def main():
     ex = plan["experiment"]
     job_wall = {str(ex.get(k)) for k in ("walltime", "job_walltime") if ex.get(k) not in (None, "")}
     run_wall = {str(ex.get("run_walltime"))} if ex.get("run_walltime") not in (None, "") else set()
+    # the import table: variable -> (section, target)
+    rows, section = {}, ""
+    for line in table.splitlines():
+        if not line.startswith(" "):
+            section = line.split()[0] if line.strip() else section
+        elif "->" in line:
+            rows[line.split()[0]] = (section, line.split("->", 1)[1].strip())
+    topo = plan["nodes"][0]["topology"]
     bad, checked = [], 0
     for k, v in sorted(bash.items()):
         if k in SHELL:
@@ -80,12 +88,12 @@ def main():
         elif k in tenv:
             if tenv[k] != v:
                 bad.append(f"{k}: bash {v!r}, trainer env {tenv[k]!r}")
-        else:  # not in the plan: the table must say why
-            line = next((l for l in table.splitlines() if l.strip().startswith(k + " ")), "")
-            if not line or "->" not in line:
-                bad.append(f"{k}={v!r}: neither in the plan nor in the import table")
-            elif external and "trainer.env" not in line and "ignored" not in table.split(line)[0].rsplit("passed through", 1)[-1]:
-                bad.append(f"{k}: in the table but not in the plan and not ignored: {line.strip()}")
+        elif k in ("DGXNSOCKET", "DGXSOCKETCORES", "DGXHT") and rows.get(k, ("", ""))[0] == "mapped":
+            n, c, t = (int(bash.get(x, "1")) for x in ("DGXNSOCKET", "DGXSOCKETCORES", "DGXHT"))
+            if (topo["packages"], topo["cores"], topo["pus"]) != (n, n * c, n * c * t):
+                bad.append(f"{k}={v}: topology {topo['packages']} packages, {topo['cores']} cores, {topo['pus']} PUs")
+        elif rows.get(k, ("", ""))[0] != "ignored":  # not in the plan: the table must say it is ignored and why
+            bad.append(f"{k}={v!r}: not in the plan and not ignored in the import table ({rows.get(k)})")
     for b in bad:
         print("MISMATCH " + b)
     print(f"{checked} variables compared, {len(bad)} mismatches")

@@ -39,6 +39,13 @@ run_case nvidia_v50_dgxb200 "$S/v5.0/NVIDIA/nyx_n1_ngc25.04_pytorch/config_DGXB2
   "${data[@]}" CONT=nvcr.io#nvidia/mlperf/bert:ngc25.04
 run_case inventec_p8000 "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/config_P8000H100_1x8x48x1_pack.sh" 10 \
   "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/env.sh"
+# hardware no shipped base describes (a DGX H100 config under another system name): the node from
+# DGXNSOCKET/DGXSOCKETCORES/DGXHT/DGXNGPU
+U=$WORK/unknown_impl && mkdir -p "$U"
+cp "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_common.sh" "$U/config_XE9680_common.sh"
+sed 's/config_DGXH100_common.sh/config_XE9680_common.sh/' "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" \
+  > "$U/config_XE9680_1x8x48x1_pack.sh"
+run_case unknown_xe9680 "$U/config_XE9680_1x8x48x1_pack.sh" 10 "" "${data[@]}" CONT=registry#bert:1
 run_case samsung_v11 "$S/v1.1/Samsung/pytorch/config_Samsung_Supercomputer21_DGXA100_128x8x16x1.sh" 10 ""
 
 # The shipped variant running NVIDIA's implementation on the P8000 is what importing Inventec's files gives:
