@@ -30,14 +30,20 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// The folder's regular files (not subfolders: implementations hold large trees) in a scratch folder.
+// The folder's regular files (not subfolders: implementations hold large trees) in a scratch folder
+// <tmp>/<parent>/<folder>; the parent's other entries are symlinked beside it, so a helper sourced as
+// $(dirname ${BASH_SOURCE[0]})/../common/x.sh is found, and whatever the config creates stays in <tmp>.
 fs::path scratch_copy(const fs::path& folder) {
   std::string tmpl = (fs::temp_directory_path() / "harness-import-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) throw UserError(Loc{folder.string()}, "", "cannot make a scratch folder in " + fs::temp_directory_path().string());
-  fs::path scratch = fs::path(tmpl) / folder.filename();
+  const fs::path parent = folder.parent_path();
+  fs::path scratch = fs::path(tmpl) / parent.filename() / folder.filename();
   fs::create_directories(scratch);
   for (const fs::directory_entry& e : fs::directory_iterator(folder))
     if (e.is_regular_file()) fs::copy_file(e.path(), scratch / e.path().filename());
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(parent, ec))
+    if (e.path().filename() != folder.filename()) fs::create_symlink(e.path(), scratch.parent_path() / e.path().filename(), ec);
   fs::create_directories(fs::path(tmpl) / ".out");
   return scratch;
 }
@@ -71,18 +77,21 @@ BashEvalResult bash_eval(const std::string& config, const BashEvalOptions& opts)
   if (!fs::is_regular_file(cfg)) throw UserError(Loc{config}, "", "cannot read the config");
   const fs::path folder = cfg.parent_path();
   const fs::path scratch = scratch_copy(folder);
-  const fs::path out = scratch.parent_path() / ".out";
+  const fs::path root = scratch.parent_path().parent_path();
+  const fs::path out = root / ".out";
   struct Cleanup {
     fs::path dir;
     ~Cleanup() {
       std::error_code ec;
       fs::remove_all(dir, ec);
     }
-  } cleanup{scratch.parent_path()};
+  } cleanup{root};
   std::ofstream(out / "wrapper.sh") << kWrapper;
 
   // The original paths in messages, not the scratch copy's.
-  auto original = [&](const std::string& s) { return replace_all(s, scratch.string(), folder.string()); };
+  auto original = [&](const std::string& s) {
+    return replace_all(replace_all(s, scratch.string(), folder.string()), scratch.parent_path().string(), folder.parent_path().string());
+  };
 
   ChildSpec spec;
   spec.argv = {"env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + scratch.string()};

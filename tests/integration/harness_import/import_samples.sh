@@ -97,6 +97,7 @@ expect_error "$B/config_C.sh" "config_C.sh: bash did not finish sourcing it with
 # continuation, set -x, a bare REDACTED line, an env override with a default, HH:MM:SS walltime.
 I=$WORK/idioms/impl && mkdir -p "$I"
 printf 'export DGXNGPU=8\nexport DGXNSOCKET=2\n' > "$I/config_DGXA100_common.sh"
+printf 'export NCCL_TOPO_FILE=/workspace/bert/topo.xml\n' > "$WORK/idioms/site_common.sh"  # a sibling folder's helper
 cat > "$I/config_DGXA100_1x8x56x1.sh" <<'EOC'
 set -x
 export BATCHSIZE=56 # per GPU
@@ -112,15 +113,18 @@ export DGXNNODES=1
 export DGXSYSTEM=$(basename $(readlink -f ${BASH_SOURCE[0]}) | sed 's/^config_//' | sed 's/\.sh$//' )
 export WALLTIME=01:15:00
 source $(dirname ${BASH_SOURCE[0]})/config_DGXA100_common.sh
+source $(dirname ${BASH_SOURCE[0]})/../site_common.sh
+mkdir -p ./api_logs
 set +x
 EOC
 "$HARNESS" import "$I/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e \
   -o "$WORK/idioms/out.yaml" > "$WORK/idioms/table.txt" 2> "$WORK/idioms/stderr" || { cat "$WORK/idioms/stderr"; fail=1; }
 for want in "extends: .*common/dgxa100_common.yaml" "config_name: DGXA100_1x8x56x1" "learning_rate: 0.00035" \
              "EXTRA_PARAMS: \"--unpad --cuda_graph_mode 'segmented' \"" "lamb_beta_1: 0.9" "walltime: 01:15:00" \
-             "NCCL_SOCKET_IFNAME: ib0,ib1" "batch_size: 56"; do
+             "NCCL_SOCKET_IFNAME: ib0,ib1" "batch_size: 56" "NCCL_TOPO_FILE: /workspace/bert/topo.xml"; do
   grep -q -- "$want" "$WORK/idioms/out.yaml" || { echo "idioms: '$want' not in the import"; fail=1; }
 done
+[ -f "$WORK/idioms/site_common.sh" ] && [ ! -e "$I/api_logs" ] || { echo "idioms: the import touched the config's folders"; fail=1; }
 grep -q "$I/config_DGXA100_1x8x56x1.sh:10: REDACTED" "$WORK/idioms/table.txt" || { echo "idioms: the REDACTED line is not noted"; fail=1; }
 
 [ $fail = 0 ] && echo PASS
