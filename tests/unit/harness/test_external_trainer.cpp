@@ -114,3 +114,28 @@ TEST_CASE("plan.json round-trips the trainer, binding.apply, rank prefixes and f
   CHECK(q.trainer_run.profile == "nvidia-pytorch");
   CHECK(q.binding.apply == "launcher");
 }
+
+TEST_CASE("external trainer on bare metal: host paths in its variables, trainer.workdir as the launch's cwd") {
+  const std::string yaml = R"(
+nodes: {count: 1, gpus_per_node: 0, ranks_per_node: 1}
+topology: {synthetic: "pack:1 numa:1 core:2 pu:1"}
+trainer:
+  kind: external
+  argv: [./run.sh, --fast]
+  workdir: /opt/impl
+  log: {source: file, file: "logs/run{i}.txt"}
+benchmark: {data: {train_dir: /d/t, eval_dir: /d/e, checkpoint: /d/c/model.h5}}
+experiment: {output_dir: /o}
+)";
+  Plan p = plan_of(yaml);
+  CHECK(p.trainer_run.profile == "generic");
+  CHECK(p.launch.cwd == "/opt/impl");
+  CHECK(p.trainer.argv == std::vector<std::string>{"/opt/bert/bin/bind", "--plan", "/o/plan.json", "--", "./run.sh", "--fast"});
+  CHECK(p.trainer.env.at("DATADIR") == "/d/t");
+  CHECK(p.trainer.env.at("CHECKPOINTDIR") == "/d/c/model.h5");  // the harness's own name: the file
+  CHECK(p.trainer.env.at("LOGDIR") == "/o");
+  CHECK(p.trainer_run.log_source == "file");
+  CHECK(p.trainer_run.log_file == "logs/run{i}.txt");
+  CHECK(p.launch.shell().rfind("cd /opt/impl && ", 0) == 0);
+  CHECK(error_of([&] { plan_of(yaml, {"trainer.log.file=../x"}); }).find("trainer.log.file") != std::string::npos);
+}
