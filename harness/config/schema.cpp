@@ -106,7 +106,7 @@ std::vector<SchemaEntry> own_rows() {
       str("container.bin_dir", "/usr/local/bin", "where bind, trainer and bert-data live inside the container"),
       // trainer: what every rank runs (profiles as data in harness/plan/trainer_profiles.cpp)
       oneof("trainer.kind", "builtin", {"builtin", "external"}, "builtin: our trainer; external: trainer.argv, an implementation of its own"),
-      str("trainer.profile", "", "external: the implementation's conventions (generic, nvidia-pytorch, samsung-pytorch; default generic)"),
+      str("trainer.profile", "", "external: the implementation's conventions, a profile of harness/plan/trainer_profiles.cpp (e.g. nvidia-pytorch; default generic)"),
       list("trainer.argv", V::StringList, "external: the program and its arguments every rank runs (default: the profile's)"),
       str("trainer.workdir", "", "external: working directory of trainer.argv, inside the container when there is one (default: the profile's)"),
       map("trainer.env", "external: environment of every rank, verbatim (e.g. a config_*.sh's variables)"),
