@@ -189,9 +189,13 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   add_commands(plan, cfg, ctx);
 
   plan.trainer_config = make_trainer_config(cfg, plan, trainer_inputs(plan, cfg, layout, ctx.data));
-  const std::string backend = plan.trainer_config["run"]["backend"].get<std::string>();
-  const trainer::BackendStatus status = trainer::backend_status(backend);
-  plan.trainer_status = backend + " backend: " + (status.verified ? "verified: " : "NOT VERIFIED: ") + status.evidence;
+  if (plan.trainer_run.kind == "external") {
+    plan.trainer_status = "external trainer: not verified by this project (its own implementation)";
+  } else {
+    const std::string backend = plan.trainer_config["run"]["backend"].get<std::string>();
+    const trainer::BackendStatus status = trainer::backend_status(backend);
+    plan.trainer_status = backend + " backend: " + (status.verified ? "verified: " : "NOT VERIFIED: ") + status.evidence;
+  }
   plan.system_json = make_system_json(cfg, plan);
 
   NameFacts facts{plan.num_nodes, plan.ranks_per_node, static_cast<int>(cfg.integer("benchmark.batch_size")),
