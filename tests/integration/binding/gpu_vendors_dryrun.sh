@@ -12,7 +12,7 @@ XEON=$SRC/systems/topologies/xeon_2s.xml
 system() {  # file xml gpu_numa_map gpus_per_node
   printf 'nodes: {count: 1, gpus_per_node: %s}\ntopology:\n  xml: %s\n' "$4" "$2" > "$1"
   [ -n "$3" ] && printf '  gpu_numa_map: %s\n' "$3" >> "$1"
-  printf 'benchmark: {data: {train_dir: /t, eval_dir: /e}}\nexperiment: {output_dir: %s/out}\n' "$WORK" >> "$1"
+  printf 'benchmark: {data: {train_dir: /t, eval_dir: /e}}\nexperiment: {output_dir: %s/out, division: open}\n' "$WORK" >> "$1"
 }
 
 expect_error() {  # name yaml expected-stderr
