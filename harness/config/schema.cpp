@@ -90,9 +90,12 @@ std::vector<SchemaEntry> own_rows() {
       list("launcher.mpirun.hosts", V::StringList, "one host per node"),
       str("launcher.mpirun.hostfile", "", "Open MPI hostfile (instead of hosts)"),
       list("launcher.mpirun.extra_flags", V::StringList, "further mpirun flags, one per entry"),
-      // container (pyxis); empty image = bare metal
+      // container; empty image = bare metal
       str("container.image", "", "squashfs path, docker://image, or registry#image:tag (env CONT overrides)"),
-      str("container.name", "bert", "pyxis container name; _<SLURM_JOB_ID> is appended inside a job"),
+      oneof("container.runtime", "pyxis", {"pyxis", "enroot", "podman", "docker", "apptainer"},
+            "what starts the container (container/*.cpp): pyxis under srun; enroot, apptainer under any launcher, "
+            "bound by it; podman, docker with launcher.type local, each rank bound by --cpuset-cpus/--cpuset-mems"),
+      str("container.name", "bert", "pyxis/enroot container name; _<SLURM_JOB_ID> is appended inside a job"),
       list("container.mounts", V::Mounts, "extra mounts 'SRC:DST[:FLAGS]' (data, eval, checkpoint and results are added)"),
       boolean("container.mount_infiniband", "false", "mount /dev/infiniband"),
       str("container.workdir", "/workspace/bert", "working directory inside the container"),

@@ -10,9 +10,6 @@ namespace fs = std::filesystem;
 namespace {
 using detail::guarded;
 
-// The one container runtime so far; container.runtime picks among them once there are more.
-constexpr const char* kRuntime = "pyxis";
-
 std::vector<container::Mount> extra_mounts(const Config& cfg) {
   std::vector<container::Mount> out;
   std::vector<std::string> items = cfg.strings("container.mounts");
@@ -39,12 +36,15 @@ container::ContainerSpec container_spec(const Plan& plan, const Config& cfg, con
   o.image = cfg.str("container.image");
   o.name = cfg.str("container.name");
   if (auto it = ctx.process_env.find("SLURM_JOB_ID"); it != ctx.process_env.end() && !it->second.empty()) o.name += "_" + it->second;
-  auto add = [&](const std::string& src, const char* dst, const char* field) { o.mounts.push_back({absolute(src), dst, "", field}); };
-  add(ctx.data.train_dir, kTrainMount, "benchmark.data.train_dir");
-  add(ctx.data.eval_dir, kEvalMount, "benchmark.data.eval_dir");
+  // The ranks only read the data; they write through the results mount.
+  auto add = [&](const std::string& src, const char* dst, const char* flags, const char* field) {
+    o.mounts.push_back({absolute(src), dst, flags, field});
+  };
+  add(ctx.data.train_dir, kTrainMount, "ro", "benchmark.data.train_dir");
+  add(ctx.data.eval_dir, kEvalMount, "ro", "benchmark.data.eval_dir");
   if (!ctx.data.checkpoint.empty())
-    add(fs::path(ctx.data.checkpoint).parent_path().string(), kCheckpointMount, "benchmark.data.checkpoint");
-  add(plan.experiment.output_dir, kResultsMount, "experiment.output_dir");
+    add(fs::path(ctx.data.checkpoint).parent_path().string(), kCheckpointMount, "ro", "benchmark.data.checkpoint");
+  add(plan.experiment.output_dir, kResultsMount, "", "experiment.output_dir");
   if (cfg.flag("container.mount_infiniband")) o.mounts.push_back({"/dev/infiniband", "/dev/infiniband", "", "container.mount_infiniband"});
   for (container::Mount& m : extra_mounts(cfg)) o.mounts.push_back(std::move(m));
   o.workdir = cfg.str("container.workdir");
@@ -52,11 +52,22 @@ container::ContainerSpec container_spec(const Plan& plan, const Config& cfg, con
   o.mount_home = cfg.flag("container.mount_home");
   o.remap_root = cfg.flag("container.remap_root");
   o.writable = cfg.flag("container.writable");
+  o.gpus = ctx.job.gpus_per_node > 0;
   return o;
 }
 
 std::string cache_clear_script(bool sudo) {
   return std::string("sync && ") + (sudo ? "sudo -n " : "") + "/sbin/sysctl vm.drop_caches=3";
+}
+
+// What a runtime that applies the binding needs of one rank: its binding and the names of the
+// environment the executor gives it (job-wide and its own).
+container::RankResources rank_resources(const Plan& plan, const RankPlan& r) {
+  container::RankResources res{r.binding.cpus, r.binding.mems, r.binding.gpu, {}};
+  for (const auto& [k, v] : plan.env) res.env.push_back(k);
+  for (const auto& [k, v] : r.env)
+    if (!plan.env.contains(k)) res.env.push_back(k);
+  return res;
 }
 
 std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -70,10 +81,12 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
   const Launcher& launcher = find_launcher(plan.launcher);
   const container::Runtime* runtime = nullptr;
   if (!cfg.str("container.image").empty()) {
-    runtime = container::find_runtime(kRuntime);
+    runtime = container::find_runtime(cfg.str("container.runtime"));
     if (!launcher.can_start(*runtime))
-      cfg.fail("container.image", std::string("containers are started through ") + runtime->name() + ", which needs launcher.type " +
-                                      runtime->launcher() + " (got " + plan.launcher + ")");
+      cfg.fail(cfg.given("container.runtime") ? "container.runtime" : "container.image",
+               std::string("containers are started through ") + runtime->name() + ", which needs launcher.type " +
+                                        (runtime->binds_ranks() ? "local (it binds each rank the harness starts)" : runtime->launcher()) +
+                                        " (got " + plan.launcher + ")");
     plan.container = {runtime->name(), cfg.str("container.image")};
   }
   auto tool = [&](const std::string& name) {
@@ -92,8 +105,9 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
   if (!launcher.starts_each_rank()) plan.per_node.env = plan.env;
 
   std::vector<std::string> step = lines.step, rank_prefix;
+  container::ContainerSpec spec;
   if (runtime) {
-    const container::ContainerSpec spec = container_spec(plan, cfg, ctx);
+    spec = container_spec(plan, cfg, ctx);
     guarded(cfg, [&] {
       runtime->validate(spec);
       return 0;
@@ -104,15 +118,24 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
       plan.setup.insert(plan.setup.begin(), std::move(import));
     }
     step = joined(step, runtime->launcher_flags(spec));
-    rank_prefix = runtime->command_prefix(spec);
+    if (!runtime->binds_ranks()) rank_prefix = guarded(cfg, [&] { return runtime->command_prefix(spec, nullptr); });
   }
 
   if (plan.experiment.cache_clear != CachePolicy::Off)
     plan.cache_clear.argv = joined(plan.per_node.argv, {"sh", "-c", cache_clear_script(plan.experiment.cache_clear_sudo)});
   plan.cache_clear.env = plan.per_node.env;
-  plan.trainer.argv = {tool("bind"), "--plan", out_seen + "/plan.json", "--", tool("trainer"), "--config", out_seen + "/run.yaml"};
+  plan.trainer.argv = {tool("bind"), "--plan", out_seen + "/plan.json", "--", tool(ctx.trainer), "--config", out_seen + "/run.yaml"};
   plan.launch.argv = joined(joined(step, rank_prefix), plan.trainer.argv);
   plan.launch.env = plan.per_node.env;
+  // A runtime that binds each rank: every rank its own line; Plan::launch shows the first.
+  if (runtime && runtime->binds_ranks()) {
+    for (NodePlan& node : plan.nodes)
+      for (RankPlan& r : node.ranks) {
+        const container::RankResources res = rank_resources(plan, r);
+        r.launch = joined(joined(step, guarded(cfg, [&] { return runtime->command_prefix(spec, &res); })), plan.trainer.argv);
+      }
+    plan.launch.argv = plan.nodes.front().ranks.front().launch;
+  }
 }
 
 }  // namespace bert::harness

@@ -119,6 +119,7 @@ json Plan::to_json() const {
                          {"local_rank", r.local_rank},
                          {"binding", r.binding},
                          {"env", r.env}});
+      if (!r.launch.empty()) ranks_j.back()["launch"] = r.launch;
     }
     nodes_j.push_back({{"hostname", n.hostname}, {"topology", n.topology}, {"ranks", std::move(ranks_j)}});
   }
@@ -176,6 +177,7 @@ Plan Plan::from_json(const json& j) {
       rj.at("local_rank").get_to(r.local_rank);
       r.binding = rj.at("binding").get<binding::RankBinding>();
       r.env = rj.at("env").get<std::map<std::string, std::string>>();
+      if (rj.contains("launch")) r.launch = rj.at("launch").get<std::vector<std::string>>();
       n.ranks.push_back(std::move(r));
     }
     p.nodes.push_back(std::move(n));

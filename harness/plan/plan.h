@@ -31,6 +31,8 @@ struct RankPlan {
   int local_rank = 0;
   binding::RankBinding binding;            // gpu, cpus, mems
   std::map<std::string, std::string> env;  // per-rank env the local launcher sets (RANK, LOCAL_RANK, ...)
+  std::vector<std::string> launch;         // this rank's launch argv when it differs from Plan::launch (a
+                                           // container runtime applying the rank's binding); empty = Plan::launch
 };
 
 struct NodePlan {

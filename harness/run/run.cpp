@@ -328,7 +328,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   const std::vector<RankPlan>& ranks = plan_.nodes.empty() ? no_ranks : plan_.nodes.front().ranks;
   if (launcher_.starts_each_rank()) {
     for (const auto& r : ranks) {
-      ChildSpec s{plan_.launch.argv, base_env};
+      ChildSpec s{r.launch.empty() ? plan_.launch.argv : r.launch, base_env};
       for (const auto& [k, v] : r.env) s.env[k] = v;
       procs.push_back(std::move(s));
     }
@@ -339,9 +339,10 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   log_command("launch", plan_.launch);
   if (launcher_.starts_each_rank())
     for (const auto& r : ranks) {
-      Command env_only;
-      env_only.env = r.env;
-      log_command("  rank " + std::to_string(r.global_rank), env_only);
+      Command rank_line;
+      rank_line.argv = r.launch;
+      rank_line.env = r.env;
+      log_command("  rank " + std::to_string(r.global_rank), rank_line);
     }
   StepOptions so;
   so.term_grace_s = opts_.term_grace_s;
