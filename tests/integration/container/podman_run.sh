@@ -101,7 +101,7 @@ podman run --rm --network=none -v "$work/inside:/out" "$tag" sh -euc '
   done
   cd /out
   bert-data --help >/dev/null
-  NEXP=2 LOGDIR=/out/run harness run /usr/share/bert-harness/systems/local.yaml "$@"
+  NEXP=2 LOGDIR=/out/run harness run systems/local.yaml "$@"  # found under /usr/share/bert-harness
   harness check /out/run/results/local/bert
 ' sh "${quick[@]}" >"$work/inside.txt" 2>&1 || { tail -n 40 "$work/inside.txt"; fail "harness from the installed package in the container"; }
 grep -q '/usr/bin/bind --plan' "$work/inside/run/commands.log" || fail "the installed harness did not launch the installed bind"
