@@ -20,7 +20,9 @@ case "$mode" in
     harness=$3
     repo=$(cd "$(dirname "$0")/../../.." && pwd)
     [ "$(id -u)" = 0 ] || { echo "SKIPPED: needs root (podman)"; exit 77; }
-    command -v podman >/dev/null && command -v runc >/dev/null || { echo "SKIPPED: podman/runc not installed"; exit 77; }
+    for t in podman runc; do
+      command -v "$t" >/dev/null || { echo "SKIPPED: $t is not installed (scripts/setup --test)"; exit 77; }
+    done
     export CONTAINERS_CONF=$repo/container/containers.conf
     work=$(mktemp -d /tmp/bert-bind-rootfs-XXXXXX)
     trap 'rm -rf "$work"' EXIT
