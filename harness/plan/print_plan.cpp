@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "container/runtime.h"
 #include "harness/launch/launcher.h"
+#include "harness/plan/print_trainer.h"
 
 namespace bert::harness {
 namespace {
@@ -58,6 +60,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      p.experiment.walltime.empty() ? "none" : p.experiment.walltime, p.experiment.output_dir);
   out += fmt::format("seeds       {}: {}\n", p.experiment.seed_policy, seeds);
   for (const auto& [k, v] : p.env) out += fmt::format("env         {}={}\n", k, v);
+  out += trainer_dry_run_lines(p);
   for (const std::string& w : p.warnings) out += "warning     " + w + "\n";
   out += "\n";
 
@@ -77,11 +80,18 @@ void print_dry_run(const Plan& p, std::ostream& os) {
     out += "  setup:        " + c.shell() + (c.creates.empty() ? "" : "    # only when " + c.creates + " is missing") + "\n";
   out += "  cache clear:  " + (p.cache_clear.argv.empty() ? std::string("(off)") : p.cache_clear.shell()) + "\n";
   out += "  launch:       " + p.launch.shell() + "\n";
+  // A runtime that binds each rank: its per-rank words (the launcher's are printed with the trainer).
+  const container::Runtime* rt = p.container.runtime.empty() ? nullptr : container::find_runtime(p.container.runtime);
   for (const NodePlan& n : p.nodes)
     for (const RankPlan& r : n.ranks)
-      if (!r.launch.empty()) out += fmt::format("    rank {:>3}:   {}\n", r.global_rank, Command{r.launch, {}, {}}.shell());
+      if (rt && rt->binds_ranks() && !r.command_prefix.empty()) {
+        std::vector<std::string> argv = r.command_prefix;
+        argv.insert(argv.end(), p.launch.argv.begin(), p.launch.argv.end());
+        out += fmt::format("    rank {:>3}:   {}\n", r.global_rank, Command{argv, {}, {}, {}}.shell());
+      }
   if (find_launcher(p.launcher).starts_each_rank())
     out += fmt::format("                started {} time(s), each with its rank's RANK/LOCAL_RANK/... environment\n", p.ranks_per_node);
+  for (const auto& [path, text] : p.files) out += "  file:         " + path + "\n" + text;
   out += "  plan file:    " + p.plan_file + "\n";
   out += "  run config:   " + p.run_config_file + "\n";
   os << out;

@@ -3,9 +3,9 @@
 #  1. cpack's bert-harness .deb -> container/build-podman-image.sh: a Debian image made by mmdebstrap
 #     with the .deb installed by dpkg (its build time is printed);
 #  2. `harness run systems/local-podman.yaml` on the host, NEXP=2, 2 ranks, each rank in its own
-#     container bound by podman: a probe in front of `bind` records, inside the container and before
-#     bind applies anything, Cpus_allowed_list and the cgroup's cpuset (must be the rank's CPUs of the
-#     plan), that the data mount is read-only; the results come back through the results mount and
+#     container bound by podman alone (binding.apply runtime: no bind wrapper): a probe in front of the
+#     trainer records, inside the container, Cpus_allowed_list and the cgroup's cpuset (must be the
+#     rank's CPU of the plan) and that the data mount is read-only; the results come back through the results mount and
 #     pass our checker and the official one;
 #  3. in a container of the same image (no CUDA library, no build tree): `harness run` of the installed
 #     /usr/share/bert-harness/systems/local.yaml, NEXP=2, passes `harness check` there and the official
@@ -57,18 +57,18 @@ echo "image: $tag built in $((SECONDS - t0)) s"
 
 # ---- 2. the ranks in containers, bound by podman ----
 mkdir -p "$work/probe"
-cat >"$work/probe/bind" <<'PROBE'
+# binding.apply runtime: no bind wrapper; the probe stands in front of the trainer.
+cat >"$work/probe/trainer" <<'PROBE'
 #!/bin/sh
-# Runs in the rank's container before the real bind: what the runtime gave it.
+# Runs in the rank's container before the trainer: what the runtime gave it.
 out=$(mktemp "/results/probe.$RANK.XXXXXX")  # PID 1 in every container: not a unique name
 { grep '^Cpus_allowed_list:' /proc/self/status
   echo "cpuset $(cat /sys/fs/cgroup/cpuset/cpuset.cpus 2>/dev/null || cat /sys/fs/cgroup/cpuset.cpus.effective)"
   if touch /data/train/.probe 2>/dev/null; then echo "data writable"; else echo "data read-only"; fi
 } >"$out"
-exec /usr/bin/bind "$@"
+exec /usr/bin/trainer "$@"
 PROBE
-chmod +x "$work/probe/bind"
-ln -s /usr/bin/trainer "$work/probe/trainer"
+chmod +x "$work/probe/trainer"
 out=$work/host
 NEXP=2 LOGDIR=$out timeout 600 "$build/harness" run "$repo/systems/local-podman.yaml" "${quick[@]}" \
   --set container.image="$tag" --set container.bin_dir=/probe --set "container.mounts=[$work/probe:/probe:ro]" \

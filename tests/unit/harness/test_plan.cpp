@@ -130,20 +130,26 @@ env: {OMP_NUM_THREADS: "2"}
       "podman run --rm --network=host --ipc=host --read-only --cpuset-cpus={} --cpuset-mems={} "
       "--volume=/d/train:/data/train:ro --volume=/d/eval:/data/eval:ro --volume=/o:/results --workdir=/results "
       "--env=OMP_NUM_THREADS --env=LOCAL_RANK --env=LOCAL_WORLD_SIZE --env=MASTER_ADDR --env=MASTER_PORT --env=NODE_RANK "
-      "--env=RANK --env=WORLD_SIZE localhost/bert:1 /usr/bin/bind --plan /results/plan.json -- /usr/bin/trainer --config /results/run.yaml";
+      "--env=RANK --env=WORLD_SIZE localhost/bert:1";
   for (const RankPlan& r : p.nodes[0].ranks) {
     std::string want = common;
     want.replace(want.find("{}"), 2, r.binding.cpus);
     want.replace(want.find("{}"), 2, r.binding.mems);
-    CHECK(Command{r.launch, {}, {}}.shell() == want);
+    CHECK(Command{r.command_prefix, {}, {}, {}}.shell() == want);
   }
   CHECK(p.nodes[0].ranks[0].binding.cpus != p.nodes[0].ranks[1].binding.cpus);
-  CHECK(p.launch.argv == p.nodes[0].ranks[0].launch);
+  CHECK(p.launch.shell() == "/usr/bin/bind --plan /results/plan.json -- /usr/bin/trainer --config /results/run.yaml");
   CHECK(p.setup.empty());  // the data is given; podman needs no import step
   CHECK(p.rendezvous_dir == "/o/rendezvous");
   CHECK(p.trainer_config["run"]["rendezvous_dir"] == "/results/rendezvous");
   Plan q = Plan::from_json(p.to_json());
-  CHECK(q.nodes[0].ranks[1].launch == p.nodes[0].ranks[1].launch);
+  CHECK(q.nodes[0].ranks[1].command_prefix == p.nodes[0].ranks[1].command_prefix);
+
+  Plan runtime_bound = plan_of(yaml, {"binding.apply=runtime"});
+  CHECK(runtime_bound.launch.shell() == "/usr/bin/trainer --config /results/run.yaml");  // no bind wrapper
+  CHECK(runtime_bound.nodes[0].ranks[1].command_prefix == p.nodes[0].ranks[1].command_prefix);
+  CHECK(error_of([&] { plan_of(kTwoNodes, {"binding.apply=runtime"}); }).find("binding.apply: runtime: only a container runtime") !=
+        std::string::npos);
 
   CHECK(error_of([&] { plan_of(yaml, {"launcher.type=mpirun", "launcher.mpirun.hosts=[a]"}); }).ends_with(
       "container.runtime: containers are started through podman, which needs launcher.type local (it binds each rank the harness "
@@ -156,7 +162,7 @@ TEST_CASE("srun + apptainer: one prefix for every rank, bound by srun") {
   CHECK(p.setup.empty());
   CHECK(p.launch.shell().find("--cpu-bind=none apptainer exec --nv --no-home --pwd=/workspace/bert --bind=/d/train:/data/train:ro "
                               "--bind=/d/eval:/data/eval:ro --bind=/out:/results /sif/bert.sif /usr/local/bin/bind") != std::string::npos);
-  for (const RankPlan& r : p.nodes[1].ranks) CHECK(r.launch.empty());
+  for (const RankPlan& r : p.nodes[1].ranks) CHECK(r.command_prefix.empty());
 }
 
 TEST_CASE("srun: the container name carries the job id inside an allocation") {
