@@ -25,7 +25,7 @@ Plan plan_of(std::vector<std::string> sets) { return plan_from(kNode, "t.yaml", 
 
 TEST_CASE("the dry-run names the trainer and whether its backend was verified") {
   Plan p = plan_of({});  // GPU ranks: the cuda backend
-  CHECK(p.trainer_program == "/b/trainer");
+  CHECK(p.trainer_program == "/b/trainer-cuda");
   CHECK(p.trainer_status.rfind("cuda backend: NOT VERIFIED: the CUDA backend has never run on a GPU", 0) == 0);
   p = plan_of({"binding.unit=socket", "nodes.gpus_per_node=0", "topology.gpu_numa_map=[]"});
   CHECK(p.trainer_status.rfind("cpu backend: verified: ", 0) == 0);
