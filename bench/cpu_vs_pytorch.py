@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Ours (build/cpu_step) against PyTorch CPU (bench/peers/hf_bert_cpu.py) on the same padded batches,
+run alternately in the same session (ours, peer, ours, peer, ...), each run a fresh process with its
+own warm-up steps excluded. Per configuration: the median over rounds of each run's median step time,
+as seq/s for the whole step and for forward + backward alone, the ratio ours / PyTorch, peak RSS, and
+the machine's load average around the runs. Writes one JSON (default bench/results/cpu_vs_pytorch_<UTC>.json).
+
+  bench/cpu_vs_pytorch.py --python /work/venv-torch/bin/python [--cpu-step build/cpu_step]
+        [--set default|full|tiny] [--rounds 3] [--threads 1,2] [--out FILE]
+
+--python: an interpreter with torch + transformers (pip install torch transformers into a venv outside
+the repo). Sets: tiny (tiny/128/16: ~1 min), default (base/128/8: ~12 min on an idle 2-core machine),
+full (base and large at seq 128 and 512: about 1.5 h at 2 cores). Not a CI test (CI has no torch)."""
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# (size, seq_len, rows, timed steps, warm-up steps)
+SETS = {
+    "tiny": [("tiny", 128, 16, 5, 1)],
+    "default": [("base", 128, 8, 3, 1)],
+    "full": [("base", 128, 8, 3, 1), ("base", 512, 2, 3, 1), ("large", 128, 4, 2, 1), ("large", 512, 1, 2, 1)],
+}
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
+
+
+def machine():
+    info = {"nproc": os.cpu_count(), "platform": platform.platform()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            text = f.read()
+        for line in text.splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                info["bf16"] = {k: k in flags for k in ("avx512f", "avx512_bf16", "amx_bf16", "amx_tile")}
+                break
+    except OSError:
+        pass
+    return info
+
+
+def run_json(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-2000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--python", required=True, help="interpreter with torch + transformers")
+    ap.add_argument("--cpu-step", default=os.path.join(ROOT, "build", "cpu_step"))
+    ap.add_argument("--set", default="default", choices=sorted(SETS))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    peer = os.path.join(HERE, "peers", "hf_bert_cpu.py")
+    threads = [int(t) for t in args.threads.split(",")]
+    versions = run_json([args.python, "-c", "import json,torch,transformers;print(json.dumps("
+                         "{'torch':torch.__version__,'transformers':transformers.__version__}))"])
+    result = {"bench": "cpu_vs_pytorch", "started_utc": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
+              "machine": machine(), "peer": versions, "rounds": args.rounds, "set": args.set, "results": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for size, seq, rows, steps, warmup in SETS[args.set]:
+            batches = os.path.join(tmp, f"{size}_{seq}_{rows}.json")
+            subprocess.run([args.cpu_step, "--size", size, "--seq-len", str(seq), "--rows", str(rows),
+                            "--dump-batches", batches], check=True)
+            for t in threads:
+                common = ["--size", size, "--threads", str(t), "--steps", str(steps), "--warmup", str(warmup)]
+                runs = {"ours": [], "pytorch": []}
+                load = [loadavg()]
+                for r in range(args.rounds):
+                    runs["ours"].append(run_json([args.cpu_step, "--seq-len", str(seq), "--rows", str(rows)] + common))
+                    runs["pytorch"].append(run_json([args.python, peer, "--batches", batches] + common))
+                    load.append(loadavg())
+                    print(f"{size} seq {seq} rows {rows} threads {t} round {r + 1}: ours "
+                          f"{runs['ours'][-1]['seq_per_s']:.3g} seq/s, pytorch {runs['pytorch'][-1]['seq_per_s']:.3g} "
+                          f"seq/s, load {load[-1][0]:.2f}", file=sys.stderr, flush=True)
+                entry = {"model": size, "seq_len": seq, "rows": rows, "threads": t, "steps": steps, "warmup": warmup,
+                         "loadavg_1_5_15": load}
+                for impl, rs in runs.items():
+                    step = statistics.median(x["step_s_median"] for x in rs)
+                    fb = statistics.median(x["fwd_bwd_s_median"] for x in rs)
+                    entry[impl] = {"seq_per_s": rows / step, "fwd_bwd_seq_per_s": rows / fb,
+                                   "step_s_median": step, "fwd_bwd_s_median": fb,
+                                   "optimizer_s_median": statistics.median(x["optimizer_s_median"] for x in rs),
+                                   "peak_rss_mib": max(x["peak_rss_mib"] for x in rs),
+                                   "per_round_seq_per_s": [x["seq_per_s"] for x in rs]}
+                entry["ratio_ours_over_pytorch"] = entry["ours"]["seq_per_s"] / entry["pytorch"]["seq_per_s"]
+                entry["fwd_bwd_ratio_ours_over_pytorch"] = (entry["ours"]["fwd_bwd_seq_per_s"] /
+                                                            entry["pytorch"]["fwd_bwd_seq_per_s"])
+                result["results"].append(entry)
+                print(json.dumps({k: entry[k] for k in ("model", "seq_len", "rows", "threads",
+                                                        "ratio_ours_over_pytorch", "fwd_bwd_ratio_ours_over_pytorch")}),
+                      file=sys.stderr, flush=True)
+    result["finished_utc"] = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
+    out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")
+    with open(out, "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
