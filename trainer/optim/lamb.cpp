@@ -1,19 +1,74 @@
 #include "trainer/optim/lamb.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "trainer/cpu/vec_math.h"
 
 namespace bert::optim {
 
+namespace {
+
+// Elements per block: float lanes inside a block, blocks summed in double (a float sum over a whole
+// 31M-element tensor would drift by ~1e-4 relative).
+constexpr int64_t kBlock = 2048;
+// Tensors smaller than this are updated by one thread (a fork/join costs more than the work).
+constexpr int64_t kParallelMin = 1 << 15;
+
+BERT_CPU_CLONES float sum_squares_block(const float* x, int64_t n) {
+  float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += x[i] * x[i];
+  return s;
+}
+
+struct Coeffs {
+  float grad_factor, b1, b2, one_minus_b1, one_minus_b2, inv_c1, inv_c2, eps, wd;
+};
+
+inline float update_of(const Coeffs& k, float m, float v, float w) {
+  return (m * k.inv_c1) / (std::sqrt(v * k.inv_c2) + k.eps) + k.wd * w;
+}
+
+// Moments in place, and Σw², Σu² of the block (u is recomputed in apply_block rather than stored: one
+// buffer of the model's size less, and the pass is bound by memory, not by the division).
+BERT_CPU_CLONES void moments_block(const Coeffs& k, const float* g, float* m, float* v, const float* w, int64_t n,
+                                   float& wn2, float& un2) {
+  float sw = 0.0f, su = 0.0f;
+#pragma omp simd reduction(+ : sw, su)
+  for (int64_t i = 0; i < n; ++i) {
+    const float gi = g[i] * k.grad_factor;
+    const float mi = k.b1 * m[i] + k.one_minus_b1 * gi;
+    const float vi = k.b2 * v[i] + k.one_minus_b2 * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    const float u = update_of(k, mi, vi, w[i]);
+    sw += w[i] * w[i];
+    su += u * u;
+  }
+  wn2 = sw, un2 = su;
+}
+
+BERT_CPU_CLONES void apply_block(const Coeffs& k, const float* m, const float* v, float* w, int64_t n, float scale) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) w[i] -= scale * update_of(k, m[i], v[i], w[i]);
+}
+
+int64_t blocks_of(int64_t n) { return (n + kBlock - 1) / kBlock; }
+
+}  // namespace
+
 double global_grad_norm(const model::ParamLayout& layout, const float* grads) {
-  const size_t n = layout.total;
+  const auto n = static_cast<int64_t>(layout.total);
   double s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s)
-  for (size_t i = 0; i < n; ++i) s += static_cast<double>(grads[i]) * grads[i];
+  for (int64_t b = 0; b < blocks_of(n); ++b)
+    s += sum_squares_block(grads + b * kBlock, std::min(kBlock, n - b * kBlock));
   return std::sqrt(s);
 }
 
 Lamb::Lamb(const model::ParamLayout& layout, LambHyper hyper)
-    : layout_(layout), h_(hyper), m_(layout.total, 0.0f), v_(layout.total, 0.0f), u_(layout.total, 0.0f) {}
+    : layout_(layout), h_(hyper), m_(layout.total, 0.0f), v_(layout.total, 0.0f) {}
 
 void Lamb::step(float* params, const float* grads, double lr, double grad_factor) {
   ++t_;
@@ -24,27 +79,28 @@ void Lamb::step(float* params, const float* grads, double lr, double grad_factor
     const float* g = grads + p.offset;
     float* m = m_.data() + p.offset;
     float* v = v_.data() + p.offset;
-    float* u = u_.data() + p.offset;
-    const double wd = p.no_decay ? 0.0 : h_.weight_decay;
-    double wn2 = 0, un2 = 0;
+    const Coeffs k{static_cast<float>(grad_factor), static_cast<float>(b1), static_cast<float>(b2),
+                   static_cast<float>(1.0 - b1), static_cast<float>(1.0 - b2), static_cast<float>(1.0 / c1),
+                   static_cast<float>(1.0 / c2), static_cast<float>(h_.eps),
+                   static_cast<float>(p.no_decay ? 0.0 : h_.weight_decay)};
     const auto n = static_cast<int64_t>(p.size);
-#pragma omp parallel for schedule(static) reduction(+ : wn2, un2)
-    for (int64_t i = 0; i < n; ++i) {
-      const double gi = g[i] * grad_factor;
-      const double mi = b1 * m[i] + (1.0 - b1) * gi;
-      const double vi = b2 * v[i] + (1.0 - b2) * gi * gi;
-      m[i] = static_cast<float>(mi);
-      v[i] = static_cast<float>(vi);
-      const double ui = (mi / c1) / (std::sqrt(vi / c2) + h_.eps) + wd * w[i];
-      u[i] = static_cast<float>(ui);
-      wn2 += static_cast<double>(w[i]) * w[i];
-      un2 += ui * ui;
+    double wn2 = 0, un2 = 0;
+#pragma omp parallel for schedule(static) reduction(+ : wn2, un2) if (n >= kParallelMin)
+    for (int64_t b = 0; b < blocks_of(n); ++b) {
+      const int64_t at = b * kBlock;
+      float sw = 0, su = 0;
+      moments_block(k, g + at, m + at, v + at, w + at, std::min(kBlock, n - at), sw, su);
+      wn2 += sw;
+      un2 += su;
     }
     const double wn = std::sqrt(wn2), un = std::sqrt(un2);
     const double r = (!p.no_decay && wn > 0 && un > 0) ? wn / un : 1.0;
-    const double scale = lr * r;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) w[i] = static_cast<float>(w[i] - scale * u[i]);
+    const auto scale = static_cast<float>(lr * r);
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (int64_t b = 0; b < blocks_of(n); ++b) {
+      const int64_t at = b * kBlock;
+      apply_block(k, m + at, v + at, w + at, std::min(kBlock, n - at), scale);
+    }
   }
 }
 
