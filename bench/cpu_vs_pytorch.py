@@ -6,11 +6,13 @@ as seq/s for the whole step and for forward + backward alone, the ratio ours / P
 the machine's load average around the runs. Writes one JSON (default bench/results/cpu_vs_pytorch_<UTC>.json).
 
   bench/cpu_vs_pytorch.py --python /work/venv-torch/bin/python [--cpu-step build/cpu_step]
-        [--set default|full|tiny] [--rounds 3] [--threads 1,2] [--out FILE]
+        [--set default|full|tiny] [--rounds 3] [--threads 1,2] [--also NAME=CPU_STEP_BINARY] [--out FILE]
 
 --python: an interpreter with torch + transformers (pip install torch transformers into a venv outside
 the repo). Sets: tiny (tiny/128/16: ~1 min), default (base/128/8: ~12 min on an idle 2-core machine),
-full (base and large at seq 128 and 512: about 1.5 h at 2 cores). Not a CI test (CI has no torch)."""
+full (base and large at seq 128 and 512: about 1.5 h at 2 cores). --also adds another cpu_step build
+(e.g. the one before a change) to the alternation, reported under NAME with its ratio to PyTorch.
+Not a CI test (CI has no torch)."""
 import argparse
 import datetime
 import json
@@ -68,10 +70,15 @@ def main():
     ap.add_argument("--set", default="default", choices=sorted(SETS))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH")
     ap.add_argument("--out")
     args = ap.parse_args()
     peer = os.path.join(HERE, "peers", "hf_bert_cpu.py")
     threads = [int(t) for t in args.threads.split(",")]
+    ours = {"ours": args.cpu_step}
+    for a in args.also:
+        name, _, path = a.partition("=")
+        ours[name] = path
     versions = run_json([args.python, "-c", "import json,torch,transformers;print(json.dumps("
                          "{'torch':torch.__version__,'transformers':transformers.__version__}))"])
     result = {"bench": "cpu_vs_pytorch", "started_utc": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
@@ -83,15 +90,16 @@ def main():
                             "--dump-batches", batches], check=True)
             for t in threads:
                 common = ["--size", size, "--threads", str(t), "--steps", str(steps), "--warmup", str(warmup)]
-                runs = {"ours": [], "pytorch": []}
+                runs = {name: [] for name in list(ours) + ["pytorch"]}
                 load = [loadavg()]
                 for r in range(args.rounds):
-                    runs["ours"].append(run_json([args.cpu_step, "--seq-len", str(seq), "--rows", str(rows)] + common))
+                    for name, binary in ours.items():
+                        runs[name].append(run_json([binary, "--seq-len", str(seq), "--rows", str(rows)] + common))
                     runs["pytorch"].append(run_json([args.python, peer, "--batches", batches] + common))
                     load.append(loadavg())
-                    print(f"{size} seq {seq} rows {rows} threads {t} round {r + 1}: ours "
-                          f"{runs['ours'][-1]['seq_per_s']:.3g} seq/s, pytorch {runs['pytorch'][-1]['seq_per_s']:.3g} "
-                          f"seq/s, load {load[-1][0]:.2f}", file=sys.stderr, flush=True)
+                    print(f"{size} seq {seq} rows {rows} threads {t} round {r + 1}: " +
+                          ", ".join(f"{n} {rs[-1]['seq_per_s']:.3g} seq/s" for n, rs in runs.items()) +
+                          f", load {load[-1][0]:.2f}", file=sys.stderr, flush=True)
                 entry = {"model": size, "seq_len": seq, "rows": rows, "threads": t, "steps": steps, "warmup": warmup,
                          "loadavg_1_5_15": load}
                 for impl, rs in runs.items():
@@ -102,13 +110,15 @@ def main():
                                    "optimizer_s_median": statistics.median(x["optimizer_s_median"] for x in rs),
                                    "peak_rss_mib": max(x["peak_rss_mib"] for x in rs),
                                    "per_round_seq_per_s": [x["seq_per_s"] for x in rs]}
-                entry["ratio_ours_over_pytorch"] = entry["ours"]["seq_per_s"] / entry["pytorch"]["seq_per_s"]
-                entry["fwd_bwd_ratio_ours_over_pytorch"] = (entry["ours"]["fwd_bwd_seq_per_s"] /
-                                                            entry["pytorch"]["fwd_bwd_seq_per_s"])
+                for name in ours:
+                    suffix = "" if name == "ours" else "_" + name
+                    entry[f"ratio{suffix}_ours_over_pytorch" if not suffix else f"ratio{suffix}_over_pytorch"] = (
+                        entry[name]["seq_per_s"] / entry["pytorch"]["seq_per_s"])
+                    entry[f"fwd_bwd_ratio_ours_over_pytorch" if not suffix else f"fwd_bwd_ratio{suffix}_over_pytorch"] = (
+                        entry[name]["fwd_bwd_seq_per_s"] / entry["pytorch"]["fwd_bwd_seq_per_s"])
                 result["results"].append(entry)
-                print(json.dumps({k: entry[k] for k in ("model", "seq_len", "rows", "threads",
-                                                        "ratio_ours_over_pytorch", "fwd_bwd_ratio_ours_over_pytorch")}),
-                      file=sys.stderr, flush=True)
+                print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "rows", "threads")
+                                  or k.startswith(("ratio", "fwd_bwd_ratio"))}), file=sys.stderr, flush=True)
     result["finished_utc"] = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
     out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")
     with open(out, "w") as f:
