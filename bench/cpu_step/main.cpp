@@ -2,7 +2,8 @@
 // global gradient norm + clipping, LAMB), the same work CpuBackend::step does on one rank, on the
 // padded batches of bench/trainer_throughput/bench_batches.h (the PyTorch peer reads the same batches
 // from --dump-batches). Prints one JSON object: per-step times, medians, seq/s, peak RSS.
-//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--steps 3] [--warmup 1] [--dump-batches F]
+//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--precision bf16] [--steps 3] [--warmup 1]
+//   cpu_step ... --dump-batches F   (the batches as JSON, for bench/peers/hf_bert_cpu.py)
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -19,6 +20,7 @@
 #include "bench/trainer_throughput/bench_batches.h"
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/gemm.h"
+#include "trainer/cpu/gemm_bf16.h"
 #include "trainer/model/config.h"
 #include "trainer/model/init.h"
 #include "trainer/model/params.h"
@@ -51,7 +53,7 @@ nlohmann::json batch_json(const bert::data::Batch& b) {
 
 int run(int argc, char** argv) {
   CLI::App app{"CPU backend training-step throughput"};
-  std::string size = "base", dump;
+  std::string size = "base", dump, precision = "fp32";
   int rows = 8, seq_len = 128, threads = 1, steps = 3, warmup = 1, nbatches = 2, vocab = 30522;
   uint64_t seed = 1;
   app.add_option("--size", size, "tiny | base | large")->check(CLI::IsMember({"tiny", "base", "large"}));
@@ -63,6 +65,8 @@ int run(int argc, char** argv) {
   app.add_option("--batches", nbatches, "distinct batches rotated through")->check(CLI::Range(1, 64));
   app.add_option("--vocab", vocab, "vocabulary size")->check(CLI::Range(128, 1 << 20));
   app.add_option("--seed", seed, "batch and weight seed");
+  app.add_option("--precision", precision, "fp32 | bf16 (the GEMMs through oneDNN, as run.precision: bf16)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit");
   try {
     app.parse(argc, argv);
@@ -80,6 +84,14 @@ int run(int argc, char** argv) {
   }
   omp_set_num_threads(threads);
   bert::cpu::set_blas_threads(threads);
+  if (precision == "bf16") {
+    std::string isa;
+    if (!bert::cpu::cpu_has_bf16_matmul(&isa)) {
+      std::cerr << "cpu_step: --precision bf16 needs avx512_bf16 or AMX-BF16; this CPU has " << isa << "\n";
+      return 2;
+    }
+    bert::cpu::set_matmul_precision(bert::cpu::MatmulPrecision::bf16);
+  }
   bert::model::BertConfig cfg = bert::model::bert_config_for_size(size);
   cfg.vocab_size = vocab;
   const bert::model::ParamLayout layout = bert::model::make_param_layout(cfg);
@@ -110,7 +122,7 @@ int run(int argc, char** argv) {
   const double med = median(step_s);
   std::cout << nlohmann::json{{"bench", "cpu_step"},
                               {"implementation", "ours"},
-                              {"precision", "fp32"},
+                              {"precision", precision},
                               {"model", size},
                               {"rows", rows},
                               {"seq_len", seq_len},
