@@ -6,11 +6,12 @@ as seq/s for the whole step and for forward + backward alone, the ratio ours / P
 the machine's load average around the runs. Writes one JSON (default bench/results/cpu_vs_pytorch_<UTC>.json).
 
   bench/cpu_vs_pytorch.py --python /work/venv-torch/bin/python [--cpu-step build/cpu_step]
-        [--set default|full|tiny] [--rounds 3] [--threads 1,2] [--also NAME=CPU_STEP_BINARY] [--out FILE]
+        [--set default|full|tiny] [--rounds 3] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY] [--out FILE]
 
 --python: an interpreter with torch + transformers (pip install torch transformers into a venv outside
 the repo). Sets: tiny (tiny/128/16: ~1 min), default (base/128/8: ~12 min on an idle 2-core machine),
-full (base and large at seq 128 and 512: about 1.5 h at 2 cores). --also adds another cpu_step build
+full (base and large at seq 128 and 512: about 1.5 h at 2 cores). --precision: each configuration in fp32 and/or bf16 (ours: run.precision bf16, bf16 GEMMs through
+oneDNN; PyTorch: autocast bf16 on CPU). --also adds another cpu_step build
 (e.g. the one before a change) to the alternation, reported under NAME with its ratio to PyTorch.
 Not a CI test (CI has no torch)."""
 import argparse
@@ -70,6 +71,7 @@ def main():
     ap.add_argument("--set", default="default", choices=sorted(SETS))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--precision", default="fp32,bf16")
     ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH")
     ap.add_argument("--out")
     args = ap.parse_args()
@@ -88,8 +90,9 @@ def main():
             batches = os.path.join(tmp, f"{size}_{seq}_{rows}.json")
             subprocess.run([args.cpu_step, "--size", size, "--seq-len", str(seq), "--rows", str(rows),
                             "--dump-batches", batches], check=True)
-            for t in threads:
+            for t, prec in [(t, p) for p in args.precision.split(",") for t in threads]:
                 common = ["--size", size, "--threads", str(t), "--steps", str(steps), "--warmup", str(warmup)]
+                common += ["--precision", prec] if prec != "fp32" else []  # older builds (--also) know no flag
                 runs = {name: [] for name in list(ours) + ["pytorch"]}
                 load = [loadavg()]
                 for r in range(args.rounds):
@@ -97,10 +100,11 @@ def main():
                         runs[name].append(run_json([binary, "--seq-len", str(seq), "--rows", str(rows)] + common))
                     runs["pytorch"].append(run_json([args.python, peer, "--batches", batches] + common))
                     load.append(loadavg())
-                    print(f"{size} seq {seq} rows {rows} threads {t} round {r + 1}: " +
+                    print(f"{size} seq {seq} rows {rows} threads {t} {prec} round {r + 1}: " +
                           ", ".join(f"{n} {rs[-1]['seq_per_s']:.3g} seq/s" for n, rs in runs.items()) +
                           f", load {load[-1][0]:.2f}", file=sys.stderr, flush=True)
-                entry = {"model": size, "seq_len": seq, "rows": rows, "threads": t, "steps": steps, "warmup": warmup,
+                entry = {"model": size, "seq_len": seq, "rows": rows, "threads": t, "precision": prec,
+                         "steps": steps, "warmup": warmup,
                          "loadavg_1_5_15": load}
                 for impl, rs in runs.items():
                     step = statistics.median(x["step_s_median"] for x in rs)
@@ -117,7 +121,7 @@ def main():
                     entry[f"fwd_bwd_ratio_ours_over_pytorch" if not suffix else f"fwd_bwd_ratio{suffix}_over_pytorch"] = (
                         entry[name]["fwd_bwd_seq_per_s"] / entry["pytorch"]["fwd_bwd_seq_per_s"])
                 result["results"].append(entry)
-                print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "rows", "threads")
+                print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "rows", "threads", "precision")
                                   or k.startswith(("ratio", "fwd_bwd_ratio"))}), file=sys.stderr, flush=True)
     result["finished_utc"] = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
     out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")

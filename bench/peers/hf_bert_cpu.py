@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""PyTorch CPU peer of bench/cpu_step: transformers' BertForPreTraining in fp32 on the same padded
+"""PyTorch CPU peer of bench/cpu_step: transformers' BertForPreTraining on the same padded
 batches (written by `cpu_step --dump-batches FILE`), dropout 0.1, the same masked positions, one
-training step = forward + backward + clip_grad_norm_(1.0) + AdamW(fused=True).
+training step = forward + backward + clip_grad_norm_(1.0) + AdamW(fused=True). fp32, or with
+--precision bf16 the forward under torch.autocast("cpu", bfloat16) (oneDNN bf16/AMX GEMMs, fp32 weights
+and optimizer: the same split as ours).
 
   python3 bench/peers/hf_bert_cpu.py --batches FILE --size base --threads 1 [--steps 3] [--warmup 1]
 
@@ -48,6 +50,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "bf16"])
     args = ap.parse_args()
     try:
         with open(args.batches) as f:
@@ -73,11 +76,12 @@ def main():
     for i in range(args.warmup + args.steps):
         b = batches[i % len(batches)]
         t0 = time.perf_counter()
-        out = model.bert(input_ids=b["input_ids"], attention_mask=b["attention_mask"],
-                         token_type_ids=b["token_type_ids"], position_ids=b["position_ids"])
-        hidden = out.last_hidden_state.reshape(-1, out.last_hidden_state.shape[-1])[b["mlm_index"]]
-        mlm_logits, nsp_logits = model.cls(hidden, out.pooler_output)
-        loss_t = ce(mlm_logits, b["mlm_labels"]) + ce(nsp_logits, b["nsp_labels"])
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+            out = model.bert(input_ids=b["input_ids"], attention_mask=b["attention_mask"],
+                             token_type_ids=b["token_type_ids"], position_ids=b["position_ids"])
+            hidden = out.last_hidden_state.reshape(-1, out.last_hidden_state.shape[-1])[b["mlm_index"]]
+            mlm_logits, nsp_logits = model.cls(hidden, out.pooler_output)
+        loss_t = ce(mlm_logits.float(), b["mlm_labels"]) + ce(nsp_logits.float(), b["nsp_labels"])
         loss_t.backward()
         t1 = time.perf_counter()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -92,7 +96,7 @@ def main():
     rows = dump["batches"][0]["rows"]
     med = statistics.median(step_s)
     print(json.dumps({
-        "bench": "cpu_step", "implementation": "pytorch", "precision": "fp32", "model": args.size, "rows": rows,
+        "bench": "cpu_step", "implementation": "pytorch", "precision": args.precision, "model": args.size, "rows": rows,
         "seq_len": dump["batches"][0]["seq_len"], "threads": args.threads, "steps": args.steps,
         "warmup": args.warmup, "step_s": step_s, "fwd_bwd_s": fwd_bwd_s, "optimizer_s": opt_s,
         "step_s_median": med, "fwd_bwd_s_median": statistics.median(fwd_bwd_s),
