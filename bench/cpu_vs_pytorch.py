@@ -93,10 +93,12 @@ def main():
             for t, prec in [(t, p) for p in args.precision.split(",") for t in threads]:
                 common = ["--size", size, "--threads", str(t), "--steps", str(steps), "--warmup", str(warmup)]
                 common += ["--precision", prec] if prec != "fp32" else []  # older builds (--also) know no flag
-                runs = {name: [] for name in list(ours) + ["pytorch"]}
+                # builds given with --also run fp32 only (an older build may not know --precision)
+                impls = {n: b for n, b in ours.items() if n == "ours" or prec == "fp32"}
+                runs = {name: [] for name in list(impls) + ["pytorch"]}
                 load = [loadavg()]
                 for r in range(args.rounds):
-                    for name, binary in ours.items():
+                    for name, binary in impls.items():
                         runs[name].append(run_json([binary, "--seq-len", str(seq), "--rows", str(rows)] + common))
                     runs["pytorch"].append(run_json([args.python, peer, "--batches", batches] + common))
                     load.append(loadavg())
@@ -112,9 +114,14 @@ def main():
                     entry[impl] = {"seq_per_s": rows / step, "fwd_bwd_seq_per_s": rows / fb,
                                    "step_s_median": step, "fwd_bwd_s_median": fb,
                                    "optimizer_s_median": statistics.median(x["optimizer_s_median"] for x in rs),
+                                   "step_cpu_s_median": statistics.median(x.get("step_cpu_s_median", float("nan"))
+                                                                          for x in rs),
                                    "peak_rss_mib": max(x["peak_rss_mib"] for x in rs),
                                    "per_round_seq_per_s": [x["seq_per_s"] for x in rs]}
-                for name in ours:
+                # CPU seconds per step (all threads): less sensitive to other load than wall time
+                entry["cpu_time_ratio_pytorch_over_ours"] = (entry["pytorch"]["step_cpu_s_median"] /
+                                                             entry["ours"]["step_cpu_s_median"])
+                for name in impls:
                     suffix = "" if name == "ours" else "_" + name
                     entry[f"ratio{suffix}_ours_over_pytorch" if not suffix else f"ratio{suffix}_over_pytorch"] = (
                         entry[name]["seq_per_s"] / entry["pytorch"]["seq_per_s"])
@@ -122,7 +129,7 @@ def main():
                         entry[name]["fwd_bwd_seq_per_s"] / entry["pytorch"]["fwd_bwd_seq_per_s"])
                 result["results"].append(entry)
                 print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "rows", "threads", "precision")
-                                  or k.startswith(("ratio", "fwd_bwd_ratio"))}), file=sys.stderr, flush=True)
+                                  or k.startswith(("ratio", "fwd_bwd_ratio", "cpu_time"))}), file=sys.stderr, flush=True)
     result["finished_utc"] = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
     out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")
     with open(out, "w") as f:

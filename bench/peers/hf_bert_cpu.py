@@ -72,10 +72,10 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, fused=True)
     ce = torch.nn.functional.cross_entropy
     batches = [to_tensors(torch, b) for b in dump["batches"]]
-    step_s, fwd_bwd_s, opt_s, loss = [], [], [], float("nan")
+    step_s, fwd_bwd_s, opt_s, step_cpu_s, loss = [], [], [], [], float("nan")
     for i in range(args.warmup + args.steps):
         b = batches[i % len(batches)]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
             out = model.bert(input_ids=b["input_ids"], attention_mask=b["attention_mask"],
                              token_type_ids=b["token_type_ids"], position_ids=b["position_ids"])
@@ -87,10 +87,11 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         loss = float(loss_t.detach())
         if i >= args.warmup:
             step_s.append(t2 - t0)
+            step_cpu_s.append(c2 - c0)
             fwd_bwd_s.append(t1 - t0)
             opt_s.append(t2 - t1)
     rows = dump["batches"][0]["rows"]
@@ -99,7 +100,7 @@ def main():
         "bench": "cpu_step", "implementation": "pytorch", "precision": args.precision, "model": args.size, "rows": rows,
         "seq_len": dump["batches"][0]["seq_len"], "threads": args.threads, "steps": args.steps,
         "warmup": args.warmup, "step_s": step_s, "fwd_bwd_s": fwd_bwd_s, "optimizer_s": opt_s,
-        "step_s_median": med, "fwd_bwd_s_median": statistics.median(fwd_bwd_s),
+        "step_s_median": med, "step_cpu_s": step_cpu_s, "step_cpu_s_median": statistics.median(step_cpu_s), "fwd_bwd_s_median": statistics.median(fwd_bwd_s),
         "optimizer_s_median": statistics.median(opt_s), "seq_per_s": rows / med,
         "fwd_bwd_seq_per_s": rows / statistics.median(fwd_bwd_s),
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, "last_loss": loss,

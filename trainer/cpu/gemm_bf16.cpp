@@ -3,6 +3,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "trainer/cpu/vec_math.h"
@@ -45,6 +47,20 @@ dnnl::memory::desc operand(int rows, int cols, bool trans, dt type) {
                : dnnl::memory::desc({rows, cols}, type, dnnl::memory::dims{cols, 1});
 }
 
+struct Key {
+  bool ta, tb;
+  int m, n, k, ldc;
+  float alpha, beta;
+  bool operator<(const Key& o) const {
+    return std::tie(ta, tb, m, n, k, ldc, alpha, beta) < std::tie(o.ta, o.tb, o.m, o.n, o.k, o.ldc, o.alpha, o.beta);
+  }
+};
+
+struct Prim {
+  dnnl::matmul mm;
+  dnnl::memory::desc a, b, c;
+};
+
 }  // namespace
 
 void to_bf16(const float* x, uint16_t* y, size_t n) { to_bf16_block(x, y, n); }
@@ -67,20 +83,28 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* 
   thread_local std::vector<uint16_t> a16, b16;
   pack(a, lda, ta, m, k, a16);
   pack(b, ldb, tb, k, n, b16);
-  const dnnl::memory::desc ad = operand(m, k, ta, dt::bf16), bd = operand(k, n, tb, dt::bf16);
-  const dnnl::memory::desc cd({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
-  dnnl::primitive_attr attr;
-  if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
-  if (beta != 0.0f) {
-    dnnl::post_ops po;
-    po.append_sum(beta);
-    attr.set_post_ops(po);
+  // One primitive per shape, made once: building a primitive descriptor searches the implementations
+  // each time (oneDNN's own cache only saves the JIT), and a step repeats the same ~20 shapes.
+  const Key key{ta, tb, m, n, k, ldc, alpha, beta};
+  thread_local std::map<Key, Prim> cache;
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const dnnl::memory::desc ad = operand(m, k, ta, dt::bf16), bd = operand(k, n, tb, dt::bf16);
+    const dnnl::memory::desc cd({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
+    dnnl::primitive_attr attr;
+    if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+    if (beta != 0.0f) {
+      dnnl::post_ops po;
+      po.append_sum(beta);
+      attr.set_post_ops(po);
+    }
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, engine());
+    it = cache.emplace(key, Prim{dnnl::matmul(pd), ad, bd, cd}).first;
   }
-  // oneDNN's primitive cache makes this cheap after the first step: the shapes repeat.
-  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, engine());
+  const Prim& p = it->second;
   dnnl::stream s(engine());
-  dnnl::memory am(ad, engine(), a16.data()), bm(bd, engine(), b16.data()), cm(cd, engine(), c);
-  dnnl::matmul(pd).execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  dnnl::memory am(p.a, engine(), a16.data()), bm(p.b, engine(), b16.data()), cm(p.c, engine(), c);
+  p.mm.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
   s.wait();
 }
 
