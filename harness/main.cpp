@@ -6,6 +6,7 @@
 
 #include "harness/config/config.h"
 #include "harness/config/schema.h"
+#include "harness/import/import_command.h"
 #include "harness/plan/build_plan.h"
 #include "harness/plan/print_plan.h"
 #include "harness/run/child_process.h"
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
   run->add_option("--preflight", ra.preflight, "node checks before the set (busy GPU, pinned CPUs): fail, warn or off")
       ->check(CLI::IsMember({"fail", "warn", "off"}));
   CLI::App* schema_cmd = app.add_subcommand("schema", "print every system-YAML key (type, default, allowed values, meaning)");
+  bert::harness::register_import_command(app);
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);
   try {
@@ -112,6 +114,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (run->parsed()) return run_command(ra);
+  if (int rc = bert::harness::run_import_if_parsed(); rc >= 0) return rc;
   if (schema_cmd->parsed()) {
     print_schema();
     return 0;

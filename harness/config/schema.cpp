@@ -76,6 +76,9 @@ std::vector<SchemaEntry> own_rows() {
       oneof("binding.unit", "auto", {"auto", "gpu", "socket", "numa"}, "what one rank stands for (auto: gpu when the node has GPUs, else socket)"),
       list("binding.cpu_map", V::StringList, "binding.cpu=map: one hwloc CPU list per local rank"),
       list("binding.mem_map", V::StringList, "binding.mem=map: one NUMA node list per local rank"),
+      oneof("binding.apply", "bind", {"bind", "launcher", "trainer"},
+            "who applies each rank's binding: our bind wrapper, the launcher's own mechanism (srun --cpu-bind/--mem-bind, "
+            "an Open MPI rankfile, numactl locally), or the trainer itself (e.g. NVIDIA's bindpcie)"),
       // launcher
       oneof("launcher.type", "local", {"local", "srun", "mpirun"}, "how ranks are started"),
       integer("launcher.master_port", "29500", 1, 65535, "MASTER_PORT for the rendezvous"),
@@ -101,6 +104,14 @@ std::vector<SchemaEntry> own_rows() {
       boolean("container.remap_root", "false", "--container-remap-root"),
       boolean("container.writable", "false", "--container-writable"),
       str("container.bin_dir", "/usr/local/bin", "where bind, trainer and bert-data live inside the container"),
+      // trainer: what every rank runs (profiles as data in harness/plan/trainer_profiles.cpp)
+      oneof("trainer.kind", "builtin", {"builtin", "external"}, "builtin: our trainer; external: trainer.argv, an implementation of its own"),
+      str("trainer.profile", "", "external: the implementation's conventions, a profile of harness/plan/trainer_profiles.cpp (e.g. nvidia-pytorch; default generic)"),
+      list("trainer.argv", V::StringList, "external: the program and its arguments every rank runs (default: the profile's)"),
+      str("trainer.workdir", "", "external: working directory of trainer.argv, inside the container when there is one (default: the profile's)"),
+      map("trainer.env", "external: environment of every rank, verbatim (e.g. a config_*.sh's variables)"),
+      oneof("trainer.log.source", "rank0-stdout", {"rank0-stdout", "file"}, "where a run's MLPerf log comes from"),
+      str("trainer.log.file", "", "log.source file: the run's log, relative to experiment.output_dir ({i} = experiment index 1..NEXP)"),
       // experiment
       integer("experiment.nexp", "10", 1, 1000, "number of runs (env NEXP overrides)"),
       oneof("experiment.cache_clear", "required", {"required", "best-effort", "off"}, "page-cache clearing before each run"),

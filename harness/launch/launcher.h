@@ -23,6 +23,12 @@ struct Hosts {
   std::string master_addr;         // rendezvous address ("" = the trainer's default)
 };
 
+// One local rank's binding in OS numbering (hwloc list syntax, "" = unbound), the same on every node.
+struct RankCpus {
+  std::string cpus;  // "0-3,64-67"
+  std::string mems;  // NUMA nodes, "0"
+};
+
 // The job the launcher's lines are for.
 struct JobShape {
   int nodes = 1;
@@ -31,12 +37,20 @@ struct JobShape {
   Hosts hosts;                     // as find_hosts gave them, master_addr final (launcher.master_addr wins)
   std::string master_port;
   Env env;                         // the job-wide environment (the YAML's env:)
+  std::vector<std::string> forward;  // variables the executor sets per experiment (SEED): passed on by name
+  std::vector<RankCpus> bindings;  // binding.apply launcher: per local rank, applied by the launcher's own
+                                   // mechanism; empty = not the launcher's job
+  std::string files_dir;           // where LaunchLines::files may go (the output directory)
 };
 
 struct LaunchLines {
   std::vector<std::string> per_node;  // argv prefix running one task on every node ([] = here, once)
   std::vector<std::string> step;      // argv prefix running every rank ([] = the executor starts each rank)
   std::string mpi;                    // the PMI/MPI plugin type the step asks for ("" = none)
+  std::vector<std::vector<std::string>> rank_prefix;  // per local rank, before its command (ranks the
+                                                      // executor starts: numactl for binding.apply launcher)
+  std::map<std::string, std::string> files;           // path -> content the executor writes before the step
+  std::vector<std::string> notes;                     // what the plan should say about the lines (dry-run)
 };
 
 struct RankFailure {

@@ -14,7 +14,17 @@ class Local final : public Launcher {
     return {{"localhost"}, "127.0.0.1"};
   }
   std::string placeholder_host(int) const override { return "localhost"; }
-  LaunchLines lines(const Config&, const JobShape&) const override { return {}; }
+  // binding.apply launcher: numactl in front of each rank (CPUs by OS number, memory on its nodes).
+  LaunchLines lines(const Config&, const JobShape& job) const override {
+    LaunchLines l;
+    for (const RankCpus& r : job.bindings) {
+      std::vector<std::string> p{"numactl"};
+      if (!r.cpus.empty()) p.push_back("--physcpubind=" + r.cpus);
+      if (!r.mems.empty()) p.push_back("--membind=" + r.mems);
+      l.rank_prefix.push_back(p.size() > 1 ? p : std::vector<std::string>{});
+    }
+    return l;
+  }
 
   RankTagStyle tag_style() const override { return RankTagStyle::BySource; }
   std::vector<std::string> per_node_tag_flags() const override { return {}; }

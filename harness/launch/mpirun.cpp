@@ -8,6 +8,30 @@
 namespace bert::harness {
 namespace {
 
+// binding.apply launcher: an Open MPI rankfile (`rank R=host slot=<OS cpu list>`) replaces the mapping
+// and `--bind-to none`; Open MPI binds no memory, so the ranks' pages are first-touch on their CPUs' node.
+void add_rankfile(LaunchLines& l, const JobShape& job, const std::string& hostfile) {
+  if (!hostfile.empty() || static_cast<int>(job.hosts.names.size()) != job.nodes)
+    throw UserError("binding.apply", "mpirun binds through a rankfile, which needs launcher.mpirun.hosts (not a hostfile)");
+  if (job.bindings.front().cpus.empty()) return;
+  std::string text;
+  for (int n = 0; n < job.nodes; ++n)
+    for (size_t r = 0; r < job.bindings.size(); ++r)
+      text += "rank " + std::to_string(n * job.ranks_per_node + static_cast<int>(r)) + "=" + job.hosts.names[size_t(n)] +
+              " slot=" + job.bindings[r].cpus + "\n";
+  const std::string path = job.files_dir + "/rankfile";
+  l.files[path] = text;
+  auto drop = [&](const std::string& flag) {  // a flag and its value
+    for (size_t i = 0; i + 1 < l.step.size(); ++i)
+      if (l.step[i] == flag) l.step.erase(l.step.begin() + long(i), l.step.begin() + long(i) + 2);
+  };
+  drop("--map-by");
+  drop("--bind-to");
+  l.step.insert(l.step.begin() + 3, {"--rankfile", path, "--mca", "rmaps_rank_file_physical", "1"});
+  if (!job.bindings.front().mems.empty())
+    l.notes.push_back("binding.apply launcher: an Open MPI rankfile binds CPUs only; memory is first-touch local");
+}
+
 class Mpirun final : public Launcher {
  public:
   const char* name() const override { return "mpirun"; }
@@ -58,6 +82,8 @@ class Mpirun final : public Launcher {
     l.per_node = base(1);
     l.per_node.insert(l.per_node.end(), extra.begin(), extra.end());
     l.step = base(job.ranks_per_node);
+    for (const std::string& name : job.forward) l.step.insert(l.step.end(), {"-x", name});
+    if (!job.bindings.empty()) add_rankfile(l, job, hostfile);
     l.step.push_back("--tag-output");  // "[1,R]<stdout>:" prefixes: the executor finds rank 0's log
     l.step.insert(l.step.end(), extra.begin(), extra.end());
     return l;

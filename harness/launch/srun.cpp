@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "harness/launch/cpu_mask.h"
 #include "harness/launch/launcher.h"
 #include "slurm/hostlist.h"
 
@@ -21,6 +22,19 @@ std::vector<std::string> srun_base(const JobShape& job, int tasks_per_node, cons
                              "--ntasks-per-node=" + std::to_string(tasks_per_node)};
   if (f.gres_gpus > 0) a.push_back("--gres=gpu:" + std::to_string(f.gres_gpus));
   return a;
+}
+
+// --cpu-bind=mask_cpu:M0,M1,... and --mem-bind=mask_mem:... (one mask per local rank), or --cpu-bind=none.
+std::vector<std::string> bind_flags(const std::vector<RankCpus>& ranks) {
+  if (ranks.empty() || ranks.front().cpus.empty()) return {"--cpu-bind=none"};
+  std::string cpus = "--cpu-bind=mask_cpu:", mems = "--mem-bind=mask_mem:";
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (i) cpus += ',', mems += ',';
+    cpus += list_to_hex_mask(ranks[i].cpus, "binding.cpu");
+    if (!ranks[i].mems.empty()) mems += list_to_hex_mask(ranks[i].mems, "binding.mem");
+  }
+  if (ranks.front().mems.empty()) return {cpus};
+  return {cpus, mems};
 }
 
 class Srun final : public Launcher {
@@ -58,8 +72,10 @@ class Srun final : public Launcher {
     l.step.insert(l.step.begin() + 1, "--mpi=" + l.mpi);
     if (cfg.flag("launcher.srun.label")) l.step.insert(l.step.begin() + 1, "-l");
     if (cfg.flag("launcher.srun.kill_on_bad_exit")) l.step.push_back("--kill-on-bad-exit=1");
-    // Our `bind` places each rank; Slurm's own task binding would shrink the allowed set under it.
-    l.step.push_back("--cpu-bind=none");
+    // binding.apply launcher: Slurm binds each local rank (mask per local rank id); otherwise our
+    // `bind` (or the trainer) places each rank and Slurm's own task binding would shrink the set under it.
+    const std::vector<std::string> bind = bind_flags(job.bindings);
+    l.step.insert(l.step.end(), bind.begin(), bind.end());
     if (!cfg.str("launcher.srun.time_per_run").empty()) l.step.push_back("--time=" + cfg.str("launcher.srun.time_per_run"));
     l.step.insert(l.step.end(), f.extra.begin(), f.extra.end());
     return l;

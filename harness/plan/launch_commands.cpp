@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "harness/plan/external_trainer.h"
 #include "harness/plan/host_tool.h"
 #include "harness/plan/plan_errors.h"
 
@@ -34,20 +35,37 @@ std::vector<container::Mount> extra_mounts(const Config& cfg) {
 
 std::string absolute(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
 
-container::ContainerSpec container_spec(const Plan& plan, const Config& cfg, const LaunchContext& ctx) {
+std::string trainer_workdir(const Config& cfg, const TrainerProfile& prof) {
+  return cfg.given("trainer.workdir") ? cfg.str("trainer.workdir") : prof.workdir;
+}
+
+// The paths as the ranks see them: under the profile's mounts in a container, else the host's.
+RankPaths rank_paths(const Plan& plan, const LaunchContext& ctx, const TrainerProfile& prof, bool in_container) {
+  const std::string ckpt_dir = ctx.data.checkpoint.empty() ? "" : fs::path(ctx.data.checkpoint).parent_path().string();
+  if (!in_container)
+    return {absolute(ctx.data.train_dir), absolute(ctx.data.eval_dir),
+            absolute(prof.checkpoint_file.empty() ? ctx.data.checkpoint : ckpt_dir), absolute(plan.experiment.output_dir)};
+  std::string ckpt = ctx.data.checkpoint.empty() ? ""
+                     : prof.checkpoint_file.empty() ? prof.checkpoint.mount + "/" + fs::path(ctx.data.checkpoint).filename().string()
+                                                    : prof.checkpoint.mount;
+  return {prof.train.mount, prof.eval.mount, ckpt, prof.results.mount};
+}
+
+container::ContainerSpec container_spec(const Plan& plan, const Config& cfg, const LaunchContext& ctx, const TrainerProfile& prof) {
   container::ContainerSpec o;
   o.image = cfg.str("container.image");
   o.name = cfg.str("container.name");
   if (auto it = ctx.process_env.find("SLURM_JOB_ID"); it != ctx.process_env.end() && !it->second.empty()) o.name += "_" + it->second;
   auto add = [&](const std::string& src, const char* dst, const char* field) { o.mounts.push_back({absolute(src), dst, "", field}); };
-  add(ctx.data.train_dir, kTrainMount, "benchmark.data.train_dir");
-  add(ctx.data.eval_dir, kEvalMount, "benchmark.data.eval_dir");
+  add(ctx.data.train_dir, prof.train.mount.c_str(), "benchmark.data.train_dir");
+  add(ctx.data.eval_dir, prof.eval.mount.c_str(), "benchmark.data.eval_dir");
   if (!ctx.data.checkpoint.empty())
-    add(fs::path(ctx.data.checkpoint).parent_path().string(), kCheckpointMount, "benchmark.data.checkpoint");
-  add(plan.experiment.output_dir, kResultsMount, "experiment.output_dir");
+    add(fs::path(ctx.data.checkpoint).parent_path().string(), prof.checkpoint.mount.c_str(), "benchmark.data.checkpoint");
+  add(plan.experiment.output_dir, prof.results.mount.c_str(), "experiment.output_dir");
   if (cfg.flag("container.mount_infiniband")) o.mounts.push_back({"/dev/infiniband", "/dev/infiniband", "", "container.mount_infiniband"});
   for (container::Mount& m : extra_mounts(cfg)) o.mounts.push_back(std::move(m));
-  o.workdir = cfg.str("container.workdir");
+  o.workdir = plan.trainer_run.kind == "external" && !trainer_workdir(cfg, prof).empty() ? trainer_workdir(cfg, prof)
+                                                                                      : cfg.str("container.workdir");
   o.env = cfg.strings("container.env");
   o.mount_home = cfg.flag("container.mount_home");
   o.remap_root = cfg.flag("container.remap_root");
@@ -66,8 +84,13 @@ std::vector<std::string> joined(std::vector<std::string> a, const std::vector<st
 
 }  // namespace
 
-void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
+void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   const Launcher& launcher = find_launcher(plan.launcher);
+  LaunchContext ctx = ctx_in;
+  plan.trainer_run = make_trainer_plan(cfg);
+  const bool external = plan.trainer_run.kind == "external";
+  const TrainerProfile& prof = trainer_profile(cfg);
+  plan.binding.apply = cfg.str("binding.apply");
   const container::Runtime* runtime = nullptr;
   if (!cfg.str("container.image").empty()) {
     runtime = container::find_runtime(kRuntime);
@@ -80,11 +103,35 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
     return runtime ? cfg.str("container.bin_dir") + "/" + name : host_tool(ctx.bin_dir, name);
   };
   // The executor writes these two files; the ranks see them under the results mount inside a container.
-  const std::string out_seen = runtime ? kResultsMount : plan.experiment.output_dir;
+  const std::string out_seen = runtime ? prof.results.mount : plan.experiment.output_dir;
   plan.plan_file = plan.experiment.output_dir + "/plan.json";
   plan.run_config_file = plan.experiment.output_dir + "/run.yaml";
 
+  if (plan.binding.apply == "bind" && external && runtime)
+    cfg.fail("binding.apply", "bind needs our bind tool inside the container; an external trainer's image has none "
+                              "(use launcher: the launcher's own binding, or trainer: the implementation binds itself)");
+  if (plan.binding.apply == "launcher" && !plan.nodes.empty())
+    for (const RankPlan& r : plan.nodes.front().ranks) ctx.job.bindings.push_back({r.binding.cpus, r.binding.mems});
+  ctx.job.files_dir = plan.experiment.output_dir;
+  if (external) {
+    plan.trainer.env = external_env(cfg, prof, rank_paths(plan, ctx, prof, runtime != nullptr),
+                                    {{"nodes.gpus_per_node", std::to_string(ctx.job.gpus_per_node)},
+                                     {"system.config_name", plan.config_name}},
+                                    plan.experiment.nexp);
+    if (!ctx.job.hosts.master_addr.empty())
+      for (const std::string& name : prof.master_addr_env) plan.trainer.env[name] = ctx.job.hosts.master_addr;
+    if (!prof.master_port_env.empty()) plan.trainer.env[prof.master_port_env] = ctx.job.master_port;
+    for (const auto& [k, v] : plan.trainer.env) ctx.job.forward.push_back(k);
+    ctx.job.forward.push_back(plan.trainer_run.seed_env);
+    ctx.job.forward.push_back(plan.trainer_run.experiment_env);
+  }
   const LaunchLines lines = guarded(cfg, [&] { return launcher.lines(cfg, ctx.job); });
+  plan.files = lines.files;
+  for (const std::string& n : lines.notes) plan.warnings.push_back(n);
+  if (!lines.rank_prefix.empty())
+    for (NodePlan& node : plan.nodes)
+      for (RankPlan& r : node.ranks)
+        if (size_t(r.local_rank) < lines.rank_prefix.size()) r.command_prefix = lines.rank_prefix[size_t(r.local_rank)];
   plan.mpi = lines.mpi;
   plan.per_node.argv = lines.per_node;
   // A launcher that starts the ranks gets the job-wide env: srun exports it to the tasks; mpirun reads
@@ -93,7 +140,7 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
 
   std::vector<std::string> step = lines.step, rank_prefix;
   if (runtime) {
-    const container::ContainerSpec spec = container_spec(plan, cfg, ctx);
+    const container::ContainerSpec spec = container_spec(plan, cfg, ctx, prof);
     guarded(cfg, [&] {
       runtime->validate(spec);
       return 0;
@@ -110,9 +157,15 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx) {
   if (plan.experiment.cache_clear != CachePolicy::Off)
     plan.cache_clear.argv = joined(plan.per_node.argv, {"sh", "-c", cache_clear_script(plan.experiment.cache_clear_sudo)});
   plan.cache_clear.env = plan.per_node.env;
-  plan.trainer.argv = {tool("bind"), "--plan", out_seen + "/plan.json", "--", tool("trainer"), "--config", out_seen + "/run.yaml"};
+  std::vector<std::string> program = {tool("trainer"), "--config", out_seen + "/run.yaml"};
+  if (external) {
+    program = cfg.strings("trainer.argv").empty() ? prof.argv : cfg.strings("trainer.argv");
+    if (!runtime && cfg.given("trainer.workdir")) plan.launch.cwd = cfg.path("trainer.workdir");
+  }
+  plan.trainer.argv = plan.binding.apply == "bind" ? joined({tool("bind"), "--plan", out_seen + "/plan.json", "--"}, program) : program;
   plan.launch.argv = joined(joined(step, rank_prefix), plan.trainer.argv);
   plan.launch.env = plan.per_node.env;
+  for (const auto& [k, v] : plan.trainer.env) plan.launch.env[k] = v;
 }
 
 }  // namespace bert::harness

@@ -30,7 +30,7 @@ std::string shell_quote(const std::string& s) {
 }
 
 std::string Command::shell() const {
-  std::string out;
+  std::string out = cwd.empty() ? "" : "cd " + shell_quote(cwd) + " && ";
   for (const auto& [k, v] : env) out += k + "=" + shell_quote(v) + " ";
   for (size_t i = 0; i < argv.size(); ++i) {
     if (i) out += ' ';
@@ -61,6 +61,7 @@ CachePolicy cache_from(const std::string& s) {
 json command_json(const Command& c) {
   json j{{"argv", c.argv}, {"env", c.env}, {"shell", c.shell()}};
   if (!c.creates.empty()) j["creates"] = c.creates;
+  if (!c.cwd.empty()) j["cwd"] = c.cwd;
   return j;
 }
 
@@ -69,6 +70,7 @@ Command command_from(const json& j) {
   j.at("argv").get_to(c.argv);
   if (j.contains("env")) c.env = j.at("env").get<std::map<std::string, std::string>>();
   c.creates = j.value("creates", "");
+  c.cwd = j.value("cwd", "");
   return c;
 }
 
@@ -85,7 +87,7 @@ json Plan::to_json() const {
   j["ranks_per_node"] = ranks_per_node;
   j["world_size"] = world_size;
   j["env"] = env;
-  j["binding"] = {{"cpu", binding.cpu}, {"mem", binding.mem}, {"unit", binding.unit}};
+  j["binding"] = {{"cpu", binding.cpu}, {"mem", binding.mem}, {"unit", binding.unit}, {"apply", binding.apply}};
   j["container"] = {{"runtime", container.runtime}, {"image", container.image}};
   j["experiment"] = {{"nexp", experiment.nexp},
                      {"cache_clear", cache_policy_name(experiment.cache_clear)},
@@ -105,6 +107,10 @@ json Plan::to_json() const {
   j["cache_clear"] = command_json(cache_clear);
   j["trainer"] = command_json(trainer);
   j["launch"] = command_json(launch);
+  j["trainer_run"] = {{"kind", trainer_run.kind},           {"profile", trainer_run.profile},
+                      {"seed_env", trainer_run.seed_env},   {"experiment_env", trainer_run.experiment_env},
+                      {"log_source", trainer_run.log_source}, {"log_file", trainer_run.log_file}};
+  j["files"] = files;
   j["plan_file"] = plan_file;
   j["run_config_file"] = run_config_file;
   j["trainer_config"] = trainer_config;
@@ -118,7 +124,8 @@ json Plan::to_json() const {
                          {"node_index", r.node_index},
                          {"local_rank", r.local_rank},
                          {"binding", r.binding},
-                         {"env", r.env}});
+                         {"env", r.env},
+                         {"command_prefix", r.command_prefix}});
     }
     nodes_j.push_back({{"hostname", n.hostname}, {"topology", n.topology}, {"ranks", std::move(ranks_j)}});
   }
@@ -141,6 +148,7 @@ Plan Plan::from_json(const json& j) {
   b.at("cpu").get_to(p.binding.cpu);
   b.at("mem").get_to(p.binding.mem);
   b.at("unit").get_to(p.binding.unit);
+  b.at("apply").get_to(p.binding.apply);
   j.at("container").at("runtime").get_to(p.container.runtime);
   j.at("container").at("image").get_to(p.container.image);
   const json& e = j.at("experiment");
@@ -160,6 +168,14 @@ Plan Plan::from_json(const json& j) {
   p.cache_clear = command_from(j.at("cache_clear"));
   p.trainer = command_from(j.at("trainer"));
   p.launch = command_from(j.at("launch"));
+  const json& tr = j.at("trainer_run");
+  tr.at("kind").get_to(p.trainer_run.kind);
+  tr.at("profile").get_to(p.trainer_run.profile);
+  tr.at("seed_env").get_to(p.trainer_run.seed_env);
+  tr.at("experiment_env").get_to(p.trainer_run.experiment_env);
+  tr.at("log_source").get_to(p.trainer_run.log_source);
+  tr.at("log_file").get_to(p.trainer_run.log_file);
+  p.files = j.at("files").get<std::map<std::string, std::string>>();
   j.at("plan_file").get_to(p.plan_file);
   j.at("run_config_file").get_to(p.run_config_file);
   p.trainer_config = j.at("trainer_config");
@@ -176,6 +192,7 @@ Plan Plan::from_json(const json& j) {
       rj.at("local_rank").get_to(r.local_rank);
       r.binding = rj.at("binding").get<binding::RankBinding>();
       r.env = rj.at("env").get<std::map<std::string, std::string>>();
+      rj.at("command_prefix").get_to(r.command_prefix);
       n.ranks.push_back(std::move(r));
     }
     p.nodes.push_back(std::move(n));

@@ -19,6 +19,7 @@ struct Command {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;  // extra environment for this command only
   std::string creates;                     // setup steps: run only when this path does not exist yet
+  std::string cwd = {};                    // working directory ("" = the executor's)
   std::string shell() const;               // env assignments + argv, each word POSIX-quoted
 };
 
@@ -31,6 +32,7 @@ struct RankPlan {
   int local_rank = 0;
   binding::RankBinding binding;            // gpu, cpus, mems
   std::map<std::string, std::string> env;  // per-rank env the local launcher sets (RANK, LOCAL_RANK, ...)
+  std::vector<std::string> command_prefix; // binding.apply launcher, ranks the executor starts: e.g. numactl ...
 };
 
 struct NodePlan {
@@ -59,11 +61,22 @@ struct BindingSummary {
   std::string cpu = "exclusive";           // binding.cpu
   std::string mem = "node";                // binding.mem
   std::string unit = "gpu";                // gpu | socket | numa
+  std::string apply = "bind";              // binding.apply: bind | launcher | trainer
 };
 
 struct ContainerPlan {
   std::string runtime;                     // container/ runtime name ("" = bare metal)
   std::string image;
+};
+
+// The program every rank runs (trainer:); Plan::trainer is its command, Plan::launch starts it.
+struct TrainerPlan {
+  std::string kind = "builtin";            // builtin | external
+  std::string profile;                     // external: its trainer profile (harness/plan/trainer_profiles.cpp)
+  std::string seed_env;                    // external: set to the experiment's seed in every rank's environment
+  std::string experiment_env;              // external: set to the experiment index 1..NEXP
+  std::string log_source = "rank0-stdout"; // rank0-stdout | file
+  std::string log_file;                    // log_source file: relative to output_dir, {i} = experiment index
 };
 
 struct Plan {
@@ -87,10 +100,14 @@ struct Plan {
   Command per_node;                        // the launcher's prefix running one task on every node (argv empty:
                                            // here), with the environment the launcher gets
   Command cache_clear;                     // once per experiment: per_node + `sh -c <drop caches>`
-  Command trainer;                         // what every rank runs: bind --plan P -- trainer --config R
+  Command trainer;                         // what every rank runs: bind --plan P -- trainer --config R, or
+                                           // an external trainer's argv with its environment and cwd
+  TrainerPlan trainer_run;                 // kind, profile, per-experiment variables, log source
   Command launch;                          // once per experiment: launcher step + container + trainer
                                            // (launcher that starts no ranks itself: started once per rank
                                            // with RankPlan::env)
+  std::map<std::string, std::string> files;  // path -> content the executor writes before the first experiment
+                                           // (an Open MPI rankfile for binding.apply launcher)
   std::string plan_file;                   // where launch's `bind --plan` reads this plan (executor writes it)
   std::string run_config_file;             // where launch's `trainer --config` reads trainer_config; the
                                            // executor writes it before each experiment with run.seed = seeds[i]

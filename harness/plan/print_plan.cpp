@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/launch/launcher.h"
+#include "harness/plan/print_trainer.h"
 
 namespace bert::harness {
 namespace {
@@ -58,6 +59,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      p.experiment.walltime.empty() ? "none" : p.experiment.walltime, p.experiment.output_dir);
   out += fmt::format("seeds       {}: {}\n", p.experiment.seed_policy, seeds);
   for (const auto& [k, v] : p.env) out += fmt::format("env         {}={}\n", k, v);
+  out += trainer_dry_run_lines(p);
   for (const std::string& w : p.warnings) out += "warning     " + w + "\n";
   out += "\n";
 
@@ -79,6 +81,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   out += "  launch:       " + p.launch.shell() + "\n";
   if (find_launcher(p.launcher).starts_each_rank())
     out += fmt::format("                started {} time(s), each with its rank's RANK/LOCAL_RANK/... environment\n", p.ranks_per_node);
+  for (const auto& [path, text] : p.files) out += "  file:         " + path + "\n" + text;
   out += "  plan file:    " + p.plan_file + "\n";
   out += "  run config:   " + p.run_config_file + "\n";
   os << out;

@@ -67,6 +67,7 @@ Child spawn_child(const ChildSpec& spec) {
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
+  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
   std::vector<std::string> argv_s = spec.argv;
   std::vector<std::string> env_s = merged_environment(spec.env);
   auto argv = c_strings(argv_s);

@@ -12,6 +12,7 @@ namespace bert::harness {
 struct ChildSpec {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;  // set on top of the harness's own environment
+  std::string cwd = {};                    // working directory ("" = the harness's)
 };
 
 struct Child {

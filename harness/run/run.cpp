@@ -109,6 +109,7 @@ class SetRunner {
   void run_experiment(ExperimentRecord& e);
   void finish_experiment(ExperimentRecord& e, const StepResult& step, const std::string& log_text);
   void check_result(ExperimentRecord& e);
+  void append_log_file(int i, int log_fd);
   void status_line(const ExperimentRecord& e);
   void save();
   int finish();
@@ -162,6 +163,7 @@ int SetRunner::run() {
     if (!plan_.plan_file.empty() && fs::weakly_canonical(plan_.plan_file) != fs::weakly_canonical(tree_.plan_json()))
       write_file_atomic(plan_.plan_file, plan_text);
     write_file_atomic(tree_.systems_json(), plan_.system_json.dump(4) + "\n");
+    for (const auto& [path, content] : plan_.files) write_file_atomic(path, content);
     init_state();
     save_state(tree_.state_json(), state_);
   } catch (const std::exception& e) {
@@ -324,16 +326,19 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   std::vector<ChildSpec> procs;
   std::map<std::string, std::string> base_env = plan_.env;
   for (const auto& [k, v] : plan_.launch.env) base_env[k] = v;
+  if (!plan_.trainer_run.seed_env.empty()) base_env[plan_.trainer_run.seed_env] = std::to_string(e.seed);
+  if (!plan_.trainer_run.experiment_env.empty()) base_env[plan_.trainer_run.experiment_env] = std::to_string(i);
   const std::vector<RankPlan> no_ranks;
   const std::vector<RankPlan>& ranks = plan_.nodes.empty() ? no_ranks : plan_.nodes.front().ranks;
   if (launcher_.starts_each_rank()) {
     for (const auto& r : ranks) {
-      ChildSpec s{plan_.launch.argv, base_env};
+      ChildSpec s{r.command_prefix, base_env, plan_.launch.cwd};
+      s.argv.insert(s.argv.end(), plan_.launch.argv.begin(), plan_.launch.argv.end());
       for (const auto& [k, v] : r.env) s.env[k] = v;
       procs.push_back(std::move(s));
     }
   } else {
-    procs.push_back({plan_.launch.argv, base_env});
+    procs.push_back({plan_.launch.argv, base_env, plan_.launch.cwd});
   }
   OutputRouter router(log_fd, ranks_fd, launcher_.tag_style(), [this](const std::string& l) { display_.on_line(l); });
   log_command("launch", plan_.launch);
@@ -341,6 +346,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
     for (const auto& r : ranks) {
       Command env_only;
       env_only.env = r.env;
+      env_only.argv = r.command_prefix;
       log_command("  rank " + std::to_string(r.global_rank), env_only);
     }
   StepOptions so;
@@ -360,6 +366,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   }
   e.launched = true;
   StepResult step = run_step(procs, router, so, &signals_);
+  if (plan_.trainer_run.log_source == "file") append_log_file(i, log_fd);
   ::close(log_fd);
   if (ranks_fd >= 0) ::close(ranks_fd);
   std::string log_text;
@@ -368,6 +375,26 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   } catch (const std::exception&) {
   }
   finish_experiment(e, step, log_text);
+}
+
+// trainer.log.source file: the trainer wrote its MLPerf log to a file of its own; its lines join the
+// run's log after the step, as rank 0's stdout lines would have (the progress reads them too).
+void SetRunner::append_log_file(int i, int log_fd) {
+  std::string rel_path = plan_.trainer_run.log_file;
+  for (size_t at; (at = rel_path.find("{i}")) != std::string::npos;) rel_path.replace(at, 3, std::to_string(i));
+  const std::string path = tree_.root + "/" + rel_path;
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception&) {
+    display_.print("warning: trainer.log.file " + path + " was not written");
+    return;
+  }
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    display_.on_line(line);
+    if (write_all(log_fd, line + "\n")) return;
+  }
 }
 
 void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, const std::string& log_text) {

@@ -16,6 +16,7 @@ declare -A allowed=(
   [harness/launch]="common harness/config container slurm"
   [harness/plan]="common harness/config harness/launch binding container slurm trainer"
   [harness/run]="common harness/config harness/launch harness/plan binding container results"
+  [harness/import]="common harness/config harness/launch harness/plan harness/run"
 )
 
 bad=0

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# `harness import` on every real sample config (../shared/configs-sample, copied into tests/fixtures):
+# the imported YAML's plan (--dry-run --json) against bash sourcing the config itself, variable by variable;
+# the import time per config printed. Usage: import_samples.sh HARNESS SOURCE_DIR WORK
+set -uo pipefail
+HARNESS=$1 SRC=$2 WORK=$3
+S=$SRC/tests/fixtures/configs-sample
+rm -rf "$WORK" && mkdir -p "$WORK"
+fail=0
+data=(DATADIR_PHASE2_PACKED=/data/bert/packed_data EVALDIR=/data/bert/eval_varlength CHECKPOINTDIR_PHASE1=/data/bert/phase1)
+
+# name | config | NEXP | first file | --env pairs
+run_case() {
+  local name=$1 config=$2 nexp=$3 first=$4; shift 4
+  local dir out envs=() first_args=() src=()
+  dir=$(dirname "$config")
+  out=$WORK/$name
+  mkdir -p "$out"
+  for kv in "$@"; do envs+=(--env "$kv"); done
+  if [ -n "$first" ]; then first_args=(--source-first "$first"); src=("$first"); fi
+  # bash itself, as run.sub's users do: a clean env, source from the config's folder
+  (cd "$dir" && env -i PATH=/usr/bin:/bin NEXP="$nexp" "$@" bash --noprofile --norc -c \
+    'for f in "$@"; do source "$f"; done; env -0' _ "${src[@]}" "./$(basename "$config")") > "$out/bash.env" 2> /dev/null
+  local t0 t1
+  t0=$(date +%s%N)
+  "$HARNESS" import "$config" --nexp "$nexp" "${envs[@]}" "${first_args[@]}" -o "$out/imported.yaml" > "$out/table.txt" 2> "$out/stderr"
+  local rc=$?
+  t1=$(date +%s%N)
+  echo "import $name: $(( (t1 - t0) / 1000000 )) ms (rc $rc)"
+  if [ $rc != 0 ]; then cat "$out/stderr"; fail=1; return; fi
+  "$HARNESS" run "$out/imported.yaml" --dry-run --json > "$out/plan.json" 2> "$out/stderr" || { cat "$out/stderr"; fail=1; return; }
+  "$HARNESS" run "$out/imported.yaml" --dry-run > "$out/dry-run.txt" 2> /dev/null || fail=1
+  python3 "$(dirname "$0")/import_compare.py" "$out/bash.env" "$out/plan.json" "$out/table.txt" || fail=1
+}
+
+run_case nvidia_v41_dgxh100 "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" 10 "" \
+  "${data[@]}" CONT=nvcr.io#nvidia/mlperf/bert:ngc23.09
+run_case nvidia_v50_dgxb200 "$S/v5.0/NVIDIA/nyx_n1_ngc25.04_pytorch/config_DGXB200_1x8x48x1_pack.sh" 10 "" \
+  "${data[@]}" CONT=nvcr.io#nvidia/mlperf/bert:ngc25.04
+run_case inventec_p8000 "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/config_P8000H100_1x8x48x1_pack.sh" 10 \
+  "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/env.sh"
+# hardware no shipped base describes (a DGX H100 config under another system name): the node from
+# DGXNSOCKET/DGXSOCKETCORES/DGXHT/DGXNGPU
+U=$WORK/unknown_impl && mkdir -p "$U"
+cp "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_common.sh" "$U/config_XE9680_common.sh"
+sed 's/config_DGXH100_common.sh/config_XE9680_common.sh/' "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" \
+  > "$U/config_XE9680_1x8x48x1_pack.sh"
+run_case unknown_xe9680 "$U/config_XE9680_1x8x48x1_pack.sh" 10 "" "${data[@]}" CONT=registry#bert:1
+run_case samsung_v11 "$S/v1.1/Samsung/pytorch/config_Samsung_Supercomputer21_DGXA100_128x8x16x1.sh" 10 ""
+
+# The shipped variant running NVIDIA's implementation on the P8000 is what importing Inventec's files gives:
+# every variable the import passes has the same value there (numbers compared as numbers; NEXP is env.sh's).
+"$HARNESS" run "$SRC/systems/p8000h100_1x8x48x1_pack_nvidia.yaml" --dry-run --json > "$WORK/shipped_p8000.json" || fail=1
+python3 - "$WORK/shipped_p8000.json" "$WORK/inventec_p8000/plan.json" <<'EOP' || fail=1
+import json, sys
+shipped, imported = (json.load(open(f)) for f in sys.argv[1:3])
+def same(a, b):
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
+bad = [k for k, v in imported["trainer"]["env"].items() if k != "NEXP" and not same(shipped["trainer"]["env"].get(k), v)]
+for k in ("container", "num_nodes", "ranks_per_node", "mpi"):
+    if shipped[k] != imported[k]:
+        bad.append(k)
+if bad:
+    print("shipped p8000h100_1x8x48x1_pack_nvidia.yaml differs from the import in: " + ", ".join(bad))
+sys.exit(1 if bad else 0)
+EOP
+
+# NEXP changes the walltime (WALLTIME = NEXP * 8 + 5), MaxQ clocks the per-run time (+10)
+grep -q "walltime: 85" "$WORK/nvidia_v41_dgxh100/imported.yaml" || { echo "v4.1 WALLTIME for NEXP 10 is not 85"; fail=1; }
+"$HARNESS" import "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" --nexp 2 --maxq \
+  "${data[@]/#/--env=}" -o "$WORK/maxq.yaml" > /dev/null 2>&1 || fail=1
+grep -q "walltime: 41" "$WORK/maxq.yaml" && grep -q "time_per_run: 18\|run_walltime: 18" "$WORK/maxq.yaml" ||
+  { echo "--nexp 2 --maxq: expected WALLTIME 41 and 18 min per run"; fail=1; }
+
+# bad configs: exit 2, the file, the line and bash's message
+B=$WORK/bad && mkdir -p "$B"
+printf 'export BATCHSIZE=48\nsource $(dirname ${BASH_SOURCE[0]})/config_missing_common.sh\nexport LR=1\n' > "$B/config_A_1x8x48x1.sh"
+printf 'export A=1\nnot_a_command_xyz --flag\nexport B=2\n' > "$B/config_B.sh"
+printf 'export A=1\nsleep 30\n' > "$B/config_C.sh"
+expect_error() {
+  local config=$1 pattern=$2
+  "$HARNESS" import "$config" --timeout 2 -o "$B/out.yaml" > /dev/null 2> "$B/stderr"
+  local rc=$?
+  if [ $rc != 2 ] || ! grep -qE "$pattern" "$B/stderr"; then
+    echo "import $(basename "$config"): expected exit 2 and /$pattern/, got $rc: $(cat "$B/stderr")"
+    fail=1
+  fi
+}
+expect_error "$B/config_A_1x8x48x1.sh" "config_A_1x8x48x1.sh:2:.*config_missing_common.sh: No such file or directory"
+expect_error "$B/config_B.sh" "config_B.sh:2:.*not_a_command_xyz: command not found"
+expect_error "$B/config_C.sh" "config_C.sh: bash did not finish sourcing it within 2 s"
+# The population's idioms (issue 15): a helper found through $(dirname ${BASH_SOURCE[0]}), DGXSYSTEM from
+# the file name, comments after the closing quote, single quotes inside double quotes, a backslash
+# continuation, set -x, a bare REDACTED line, an env override with a default, HH:MM:SS walltime.
+I=$WORK/idioms/impl && mkdir -p "$I"
+printf 'export DGXNGPU=8\nexport DGXNSOCKET=2\n' > "$I/config_DGXA100_common.sh"
+printf 'export NCCL_TOPO_FILE=/workspace/bert/topo.xml\n' > "$WORK/idioms/site_common.sh"  # a sibling folder's helper
+cat > "$I/config_DGXA100_1x8x56x1.sh" <<'EOC'
+set -x
+export BATCHSIZE=56 # per GPU
+export LR=${CDI_SET_LR:-0.00035}
+export GRADIENT_STEPS=1
+export MAX_STEPS=7100
+export EXTRA_PARAMS="--unpad --cuda_graph_mode 'segmented' "  # trailing comment
+export OPT_LAMB_BETA_1="0.9"   # quoted
+export NCCL_SOCKET_IFNAME="ib0,\
+ib1"
+REDACTED
+export DGXNNODES=1
+export DGXSYSTEM=$(basename $(readlink -f ${BASH_SOURCE[0]}) | sed 's/^config_//' | sed 's/\.sh$//' )
+export WALLTIME=01:15:00
+source $(dirname ${BASH_SOURCE[0]})/config_DGXA100_common.sh
+source $(dirname ${BASH_SOURCE[0]})/../site_common.sh
+mkdir -p ./api_logs
+set +x
+EOC
+"$HARNESS" import "$I/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e \
+  -o "$WORK/idioms/out.yaml" > "$WORK/idioms/table.txt" 2> "$WORK/idioms/stderr" || { cat "$WORK/idioms/stderr"; fail=1; }
+for want in "extends: .*common/dgxa100_common.yaml" "config_name: DGXA100_1x8x56x1" "learning_rate: 0.00035" \
+             "EXTRA_PARAMS: \"--unpad --cuda_graph_mode 'segmented' \"" "lamb_beta_1: 0.9" "walltime: 01:15:00" \
+             "NCCL_SOCKET_IFNAME: ib0,ib1" "batch_size: 56" "NCCL_TOPO_FILE: /workspace/bert/topo.xml"; do
+  grep -q -- "$want" "$WORK/idioms/out.yaml" || { echo "idioms: '$want' not in the import"; fail=1; }
+done
+[ -f "$WORK/idioms/site_common.sh" ] && [ ! -e "$I/api_logs" ] || { echo "idioms: the import touched the config's folders"; fail=1; }
+grep -q "$I/config_DGXA100_1x8x56x1.sh:10: REDACTED" "$WORK/idioms/table.txt" || { echo "idioms: the REDACTED line is not noted"; fail=1; }
+
+[ $fail = 0 ] && echo PASS
+exit $fail
