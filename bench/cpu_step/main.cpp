@@ -46,18 +46,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-nlohmann::json batch_json(const bert::data::Batch& b) {
-  return {{"rows", b.rows},
-          {"seq_len", b.seq_len},
-          {"input_ids", b.input_ids},
-          {"segment_ids", b.segment_ids},
-          {"position_ids", b.position_ids},
-          {"seq_first_token", b.seq_first_token},
-          {"seq_lengths", b.seq_lengths},
-          {"nsp_labels", b.nsp_labels},
-          {"mlm_token_index", b.mlm_token_index},
-          {"mlm_label_ids", b.mlm_label_ids}};
-}
 
 int run(int argc, char** argv) {
   CLI::App app{"CPU backend training-step throughput"};
@@ -86,7 +74,7 @@ int run(int argc, char** argv) {
     batches.push_back(bert::bench::make_padded_batch(rows, seq_len, vocab, seed + static_cast<uint64_t>(i)));
   if (!dump.empty()) {
     nlohmann::json j = {{"mode", "padded"}, {"vocab", vocab}, {"batches", nlohmann::json::array()}};
-    for (const auto& b : batches) j["batches"].push_back(batch_json(b));
+    for (const auto& b : batches) j["batches"].push_back(bert::bench::batch_json(b));
     std::ofstream(dump) << j.dump();
     return 0;
   }

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/cross_entropy.h"
 #include "trainer/cpu/gelu.h"
@@ -23,16 +24,6 @@ std::vector<float> randn(size_t n, uint64_t seed, float sd = 1.0f) {
   std::vector<float> v(n);
   for (auto& x : v) x = d(g);
   return v;
-}
-
-// ‖a − b‖ / ‖b‖
-double rel(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(num / den);
 }
 
 }  // namespace
@@ -67,16 +58,16 @@ TEST_CASE("attention as GEMMs matches the plain-loop reference (3 sequences, dro
     cpu::attention_forward_ref(sh, q.data(), k.data(), v.data(), probs_ref.data(), keep_ref.data(), ctx_ref.data(),
                                rng, p);
     CHECK(keep == keep_ref);
-    CHECK(rel(probs, probs_ref) < 1e-5);
-    CHECK(rel(ctx, ctx_ref) < 1e-5);
+    CHECK(test::rel_error(probs, probs_ref) < 1e-5);
+    CHECK(test::rel_error(ctx, ctx_ref) < 1e-5);
     std::vector<float> dq(nt), dk(nt), dv(nt), dq_ref(nt), dk_ref(nt), dv_ref(nt);
     cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
                             dk.data(), dv.data(), p);
     cpu::attention_backward_ref(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(),
                                 dq_ref.data(), dk_ref.data(), dv_ref.data(), p);
-    CHECK(rel(dq, dq_ref) < 1e-5);
-    CHECK(rel(dk, dk_ref) < 1e-5);
-    CHECK(rel(dv, dv_ref) < 1e-5);
+    CHECK(test::rel_error(dq, dq_ref) < 1e-5);
+    CHECK(test::rel_error(dk, dk_ref) < 1e-5);
+    CHECK(test::rel_error(dv, dv_ref) < 1e-5);
   }
 }
 
@@ -94,7 +85,7 @@ TEST_CASE("float cross entropy matches the double reference: loss, argmax, gradi
   cpu::cross_entropy_ref(logits.data(), labels.data(), rows, classes, 0.25f, g_ref.data());
   const auto bwd = cpu::cross_entropy(g.data(), labels.data(), rows, classes, 0.25f, g.data());
   CHECK(bwd.loss_sum == doctest::Approx(ref_loss.loss_sum).epsilon(1e-6));
-  CHECK(rel(g, g_ref) < 1e-6);
+  CHECK(test::rel_error(g, g_ref) < 1e-6);
 }
 
 TEST_CASE("vectorized GELU matches the std::exp reference, forward and backward") {

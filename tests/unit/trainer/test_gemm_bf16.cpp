@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/unit/trainer/h5_fixture.h"
+#include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/cpu/gemm_bf16.h"
@@ -18,25 +19,6 @@
 using namespace bert;
 
 namespace {
-
-double rel(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(num / den);
-}
-
-double rel64(const float* a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < b.size(); ++i) {
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  if (std::sqrt(den) < 1e-12) return std::sqrt(num) / 1e-1;
-  return std::sqrt(num) / std::sqrt(den);
-}
 
 bool have_bf16() {
   std::string isa;
@@ -80,8 +62,8 @@ TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose,
         std::vector<float> c = c0, c_ref = c0;
         cpu::gemm_bf16(ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
         cpu::gemm_ref(ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, beta, c_ref.data(), ldc);
-        CHECK(rel(c, c_ref) < 1e-2);
-        CHECK(rel(c, c_ref) > 1e-5);  // it did round to bf16
+        CHECK(test::rel_error(c, c_ref) < 1e-2);
+        CHECK(test::rel_error(c, c_ref) > 1e-5);  // it did round to bf16
         for (int i = 0; i < m; ++i)   // the padding of C is untouched
           for (int j = n; j < ldc; ++j) CHECK(c[static_cast<size_t>(i) * ldc + j] == c0[static_cast<size_t>(i) * ldc + j]);
       }
@@ -99,7 +81,7 @@ TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and g
     cpu::BertCpu model(layout);
     const model::StepStats st = model.forward(batch, params.data(), model::DropoutContext{});
     CHECK(st.loss == doctest::Approx(f.scalar<double>("/out/loss")).epsilon(1e-2));
-    CHECK(rel64(model.mlm_logits().data(), f.read<double>("/out/mlm_logits")) < 5e-2);
+    CHECK(test::rel_error(model.mlm_logits().data(), f.read<double>("/out/mlm_logits")) < 5e-2);
     std::vector<float> grads(layout.total, 0.0f);
     model.backward(params.data(), grads.data(), 1.0f);
     cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
@@ -110,7 +92,7 @@ TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and g
       double den = 0;
       for (double r : ref) den += r * r;
       if (std::sqrt(den) < 1e-6) continue;  // zero in theory (attention key biases): rounding noise only
-      const double err = rel64(grads.data() + t.offset, ref);
+      const double err = test::rel_error(grads.data() + t.offset, ref);
       if (err > worst) worst = err, worst_name = t.name;
     }
     INFO("worst gradient " << worst_name << ": " << worst);
