@@ -12,8 +12,6 @@ namespace {
 // Elements per block: float lanes inside a block, blocks summed in double (a float sum over a whole
 // 31M-element tensor would drift by ~1e-4 relative).
 constexpr int64_t kBlock = 2048;
-// Tensors smaller than this are updated by one thread (a fork/join costs more than the work).
-constexpr int64_t kParallelMin = 1 << 15;
 
 BERT_CPU_CLONES float sum_squares_block(const float* x, int64_t n) {
   float s = 0.0f;
@@ -68,39 +66,55 @@ double global_grad_norm(const model::ParamLayout& layout, const float* grads) {
 }
 
 Lamb::Lamb(const model::ParamLayout& layout, LambHyper hyper)
-    : layout_(layout), h_(hyper), m_(layout.total, 0.0f), v_(layout.total, 0.0f) {}
+    : layout_(layout), h_(hyper), m_(layout.total, 0.0f), v_(layout.total, 0.0f) {
+  for (size_t t = 0; t < layout.tensors.size(); ++t) {
+    const auto n = static_cast<int64_t>(layout.tensors[t].size);
+    for (int64_t at = 0; at < n; at += kBlock) blocks_.push_back({static_cast<int>(t), at, std::min(kBlock, n - at)});
+  }
+}
 
 void Lamb::step(float* params, const float* grads, double lr, double grad_factor) {
   ++t_;
   const double b1 = h_.beta1, b2 = h_.beta2;
   const double c1 = 1.0 - std::pow(b1, static_cast<double>(t_)), c2 = 1.0 - std::pow(b2, static_cast<double>(t_));
-  for (const model::ParamInfo& p : layout_.tensors) {
-    float* w = params + p.offset;
-    const float* g = grads + p.offset;
-    float* m = m_.data() + p.offset;
-    float* v = v_.data() + p.offset;
-    const Coeffs k{static_cast<float>(grad_factor), static_cast<float>(b1), static_cast<float>(b2),
-                   static_cast<float>(1.0 - b1), static_cast<float>(1.0 - b2), static_cast<float>(1.0 / c1),
-                   static_cast<float>(1.0 / c2), static_cast<float>(h_.eps),
-                   static_cast<float>(p.no_decay ? 0.0 : h_.weight_decay)};
-    const auto n = static_cast<int64_t>(p.size);
+  const auto coeffs = [&](const model::ParamInfo& p) {
+    return Coeffs{static_cast<float>(grad_factor), static_cast<float>(b1), static_cast<float>(b2),
+                  static_cast<float>(1.0 - b1), static_cast<float>(1.0 - b2), static_cast<float>(1.0 / c1),
+                  static_cast<float>(1.0 / c2), static_cast<float>(h_.eps),
+                  static_cast<float>(p.no_decay ? 0.0 : h_.weight_decay)};
+  };
+  // Two parallel loops over the blocks of every tensor, not two per tensor: ~800 fork/joins per step
+  // (BERT-Large) cost seconds when a thread of the team is preempted. Per-block partial norms are
+  // summed per tensor in block order, so the result does not depend on the thread count.
+  const auto nb = static_cast<int64_t>(blocks_.size());
+  partial_.resize(blocks_.size() * 2);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < nb; ++i) {
+    const Block& bl = blocks_[static_cast<size_t>(i)];
+    const model::ParamInfo& p = layout_.tensors[static_cast<size_t>(bl.tensor)];
+    const size_t at = p.offset + static_cast<size_t>(bl.first);
+    float sw = 0, su = 0;
+    moments_block(coeffs(p), grads + at, m_.data() + at, v_.data() + at, params + at, bl.count, sw, su);
+    partial_[2 * static_cast<size_t>(i)] = sw;
+    partial_[2 * static_cast<size_t>(i) + 1] = su;
+  }
+  scale_.assign(layout_.tensors.size(), 0.0f);
+  for (size_t i = 0; i < blocks_.size();) {
+    const int tensor = blocks_[i].tensor;
     double wn2 = 0, un2 = 0;
-#pragma omp parallel for schedule(static) reduction(+ : wn2, un2) if (n >= kParallelMin)
-    for (int64_t b = 0; b < blocks_of(n); ++b) {
-      const int64_t at = b * kBlock;
-      float sw = 0, su = 0;
-      moments_block(k, g + at, m + at, v + at, w + at, std::min(kBlock, n - at), sw, su);
-      wn2 += sw;
-      un2 += su;
-    }
+    for (; i < blocks_.size() && blocks_[i].tensor == tensor; ++i) wn2 += partial_[2 * i], un2 += partial_[2 * i + 1];
+    const model::ParamInfo& p = layout_.tensors[static_cast<size_t>(tensor)];
     const double wn = std::sqrt(wn2), un = std::sqrt(un2);
     const double r = (!p.no_decay && wn > 0 && un > 0) ? wn / un : 1.0;
-    const auto scale = static_cast<float>(lr * r);
-#pragma omp parallel for schedule(static) if (n >= kParallelMin)
-    for (int64_t b = 0; b < blocks_of(n); ++b) {
-      const int64_t at = b * kBlock;
-      apply_block(k, m + at, v + at, w + at, std::min(kBlock, n - at), scale);
-    }
+    scale_[static_cast<size_t>(tensor)] = static_cast<float>(lr * r);
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < nb; ++i) {
+    const Block& bl = blocks_[static_cast<size_t>(i)];
+    const model::ParamInfo& p = layout_.tensors[static_cast<size_t>(bl.tensor)];
+    const size_t at = p.offset + static_cast<size_t>(bl.first);
+    apply_block(coeffs(p), m_.data() + at, v_.data() + at, params + at, bl.count,
+                scale_[static_cast<size_t>(bl.tensor)]);
   }
 }
 

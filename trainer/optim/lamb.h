@@ -5,8 +5,9 @@
 //   r = ‖w‖/‖u‖ if both > 0 else 1                          (r = 1 for excluded tensors)
 //   w ← w − lr·r·u
 // Excluded (no decay, no trust ratio): names containing LayerNorm, layer_norm or bias.
-// Computed in float, vectorized (AVX-512/AVX2 clones), two passes per tensor (moments + norms, then
-// the update with u recomputed, not stored); the norms are summed in double across blocks.
+// Computed in float, vectorized (AVX-512/AVX2 clones), in two parallel passes over all tensors' blocks
+// (moments + per-block norms, then the update with u recomputed, not stored); the norms are summed
+// in double over blocks in a fixed order (independent of the thread count).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -42,6 +43,13 @@ class Lamb {
   const model::ParamLayout& layout_;
   LambHyper h_;
   std::vector<float> m_, v_;
+  struct Block {
+    int tensor;
+    int64_t first, count;
+  };
+  std::vector<Block> blocks_;    // every tensor cut into blocks of 2048 elements, in layout order
+  std::vector<double> partial_;  // per block: Σw², Σu²
+  std::vector<float> scale_;     // per tensor: lr · trust ratio
   int64_t t_ = 0;
 };
 
