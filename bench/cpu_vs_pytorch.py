@@ -85,6 +85,15 @@ def main():
                          "{'torch':torch.__version__,'transformers':transformers.__version__}))"])
     result = {"bench": "cpu_vs_pytorch", "started_utc": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
               "machine": machine(), "peer": versions, "rounds": args.rounds, "set": args.set, "results": []}
+    out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")
+
+    def write(complete):  # after every configuration, so a long run interrupted keeps what it measured
+        result["complete"] = complete
+        result["written_utc"] = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
+        with open(out, "w") as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
+
     with tempfile.TemporaryDirectory() as tmp:
         for size, seq, rows, steps, warmup in SETS[args.set]:
             batches = os.path.join(tmp, f"{size}_{seq}_{rows}.json")
@@ -128,13 +137,10 @@ def main():
                     entry[f"fwd_bwd_ratio_ours_over_pytorch" if not suffix else f"fwd_bwd_ratio{suffix}_over_pytorch"] = (
                         entry[name]["fwd_bwd_seq_per_s"] / entry["pytorch"]["fwd_bwd_seq_per_s"])
                 result["results"].append(entry)
+                write(False)
                 print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "rows", "threads", "precision")
                                   or k.startswith(("ratio", "fwd_bwd_ratio", "cpu_time"))}), file=sys.stderr, flush=True)
-    result["finished_utc"] = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
-    out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")
-    with open(out, "w") as f:
-        json.dump(result, f, indent=1)
-        f.write("\n")
+    write(True)
     print(out)
     return 0
 
