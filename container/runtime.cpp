@@ -4,10 +4,15 @@ namespace bert::container {
 
 // One entry per runtime; each is defined in its own file.
 const Runtime& pyxis_runtime();
+const Runtime& enroot_runtime();
+const Runtime& podman_runtime();
+const Runtime& docker_runtime();
+const Runtime& apptainer_runtime();
 
 namespace {
 const std::vector<const Runtime*>& all() {
-  static const std::vector<const Runtime*> runtimes{&pyxis_runtime()};
+  static const std::vector<const Runtime*> runtimes{&pyxis_runtime(), &enroot_runtime(), &podman_runtime(), &docker_runtime(),
+                                                   &apptainer_runtime()};
   return runtimes;
 }
 }  // namespace

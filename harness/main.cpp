@@ -8,6 +8,7 @@
 #include "harness/config/schema.h"
 #include "harness/import/import_command.h"
 #include "harness/plan/build_plan.h"
+#include "harness/plan/host_tool.h"
 #include "harness/plan/print_plan.h"
 #include "harness/run/child_process.h"
 #include "harness/run/run.h"
@@ -42,7 +43,7 @@ int run_command(const RunArgs& a) {
       Overrides ov{process_environment(), a.sets};
       BuildOptions bo;
       bo.env = ov.env;
-      plan = build_plan(Config::load(a.system, ov), bo);
+      plan = build_plan(Config::load(find_system_file(a.system), ov), bo);
     }
     if (a.json) {
       std::cout << plan.to_json().dump(2) << "\n";

@@ -38,8 +38,8 @@ void check_backend_available(const RunConfig& cfg, const std::string& config_pat
     throw RunConfigError(config_path + ": run.backend: cuda, but there is no CUDA device (" + problem +
                          "); use run.backend: cpu on this machine");
 #else
-  throw RunConfigError(config_path + ": run.backend: cuda, but this trainer was built without CUDA (nvcc was not "
-                       "found at build time); use run.backend: cpu or rebuild with the CUDA toolkit");
+  throw RunConfigError(config_path + ": run.backend: cuda, but this trainer was built without CUDA (the CUDA "
+                       "backend is trainer-cuda, built when nvcc is found); use run.backend: cpu or trainer-cuda");
 #endif
 }
 

@@ -76,9 +76,10 @@ std::vector<SchemaEntry> own_rows() {
       oneof("binding.unit", "auto", {"auto", "gpu", "socket", "numa"}, "what one rank stands for (auto: gpu when the node has GPUs, else socket)"),
       list("binding.cpu_map", V::StringList, "binding.cpu=map: one hwloc CPU list per local rank"),
       list("binding.mem_map", V::StringList, "binding.mem=map: one NUMA node list per local rank"),
-      oneof("binding.apply", "bind", {"bind", "launcher", "trainer"},
+      oneof("binding.apply", "bind", {"bind", "launcher", "trainer", "runtime"},
             "who applies each rank's binding: our bind wrapper, the launcher's own mechanism (srun --cpu-bind/--mem-bind, "
-            "an Open MPI rankfile, numactl locally), or the trainer itself (e.g. NVIDIA's bindpcie)"),
+            "an Open MPI rankfile, numactl locally), the trainer itself (e.g. NVIDIA's bindpcie), or the container "
+            "runtime (podman/docker --cpuset-cpus/--cpuset-mems)"),
       // launcher
       oneof("launcher.type", "local", {"local", "srun", "mpirun"}, "how ranks are started"),
       integer("launcher.master_port", "29500", 1, 65535, "MASTER_PORT for the rendezvous"),
@@ -93,9 +94,12 @@ std::vector<SchemaEntry> own_rows() {
       list("launcher.mpirun.hosts", V::StringList, "one host per node"),
       str("launcher.mpirun.hostfile", "", "Open MPI hostfile (instead of hosts)"),
       list("launcher.mpirun.extra_flags", V::StringList, "further mpirun flags, one per entry"),
-      // container (pyxis); empty image = bare metal
+      // container; empty image = bare metal
       str("container.image", "", "squashfs path, docker://image, or registry#image:tag (env CONT overrides)"),
-      str("container.name", "bert", "pyxis container name; _<SLURM_JOB_ID> is appended inside a job"),
+      oneof("container.runtime", "pyxis", {"pyxis", "enroot", "podman", "docker", "apptainer"},
+            "what starts the container (container/*.cpp): pyxis under srun; enroot, apptainer under any launcher, "
+            "bound by it; podman, docker with launcher.type local, each rank bound by --cpuset-cpus/--cpuset-mems"),
+      str("container.name", "bert", "pyxis/enroot container name; _<SLURM_JOB_ID> is appended inside a job"),
       list("container.mounts", V::Mounts, "extra mounts 'SRC:DST[:FLAGS]' (data, eval, checkpoint and results are added)"),
       boolean("container.mount_infiniband", "false", "mount /dev/infiniband"),
       str("container.workdir", "/workspace/bert", "working directory inside the container"),

@@ -30,6 +30,7 @@ std::vector<std::string> launcher_names() {
 }
 
 bool Launcher::can_start(const container::Runtime& rt) const {
+  if (rt.binds_ranks()) return starts_each_rank();  // a prefix of its own per rank
   return rt.launcher() == nullptr || std::string_view(rt.launcher()) == name();
 }
 

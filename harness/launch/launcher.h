@@ -86,7 +86,8 @@ class Launcher {
   // The executor starts each rank itself (one process per rank; a line's rank is its pipe), with the
   // job-wide environment; otherwise one launcher process stands for every rank and gets that environment.
   bool starts_each_rank() const { return tag_style() == RankTagStyle::BySource; }
-  // Whether a container runtime can start under this launcher (pyxis only under srun, whose plugin it is).
+  // Whether a container runtime can start under this launcher (pyxis only under srun, whose plugin it is;
+  // a runtime that binds each rank only when the executor starts each rank).
   bool can_start(const container::Runtime& rt) const;
 };
 

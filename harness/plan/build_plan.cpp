@@ -98,6 +98,8 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
                   : in_container ? std::string(kCheckpointMount) + "/" + fs::path(data.checkpoint).filename().string()
                                  : data.checkpoint;
   in.rendezvous_dir = plan.rendezvous_dir;
+  if (in_container && !in.rendezvous_dir.empty())  // it lies under the output directory, the results mount
+    in.rendezvous_dir = (fs::path(kResultsMount) / fs::path(plan.rendezvous_dir).lexically_relative(plan.experiment.output_dir)).string();
   const bool gpu_ranks = layout.unit == binding::RankUnit::Gpu;
   std::string backend = cfg.str("benchmark.backend");
   in.backend = backend == "auto" ? (gpu_ranks ? "cuda" : "cpu") : backend;
@@ -147,9 +149,11 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   ctx.bin_dir = opts.bin_dir;
   ctx.process_env = opts.env;
   ctx.data = resolve_data(cfg, plan, opts.bin_dir);
+  const TrainerInputs inputs = trainer_inputs(plan, cfg, layout, ctx.data);
+  ctx.trainer = inputs.backend == "cuda" ? "trainer-cuda" : "trainer";  // trainer/CMakeLists.txt: two binaries
   add_commands(plan, cfg, ctx);
 
-  plan.trainer_config = make_trainer_config(cfg, plan, trainer_inputs(plan, cfg, layout, ctx.data));
+  plan.trainer_config = make_trainer_config(cfg, plan, inputs);
   plan.system_json = make_system_json(cfg, plan);
 
   NameFacts facts{plan.num_nodes, plan.ranks_per_node, static_cast<int>(cfg.integer("benchmark.batch_size")),

@@ -23,4 +23,13 @@ std::string host_tool(const std::string& bin_dir, const std::string& name) {
   return (dir / name).string();
 }
 
+std::string find_system_file(const std::string& given) {
+  std::error_code ec;
+  if (given.empty() || given.front() == '/' || fs::exists(given, ec)) return given;
+  const fs::path share = fs::path(executable_dir()).parent_path() / "share" / "bert-harness";
+  for (const fs::path& cand : {share / given, share / "systems" / given})
+    if (fs::is_regular_file(cand, ec)) return cand.string();
+  return given;
+}
+
 }  // namespace bert::harness

@@ -11,9 +11,6 @@ namespace fs = std::filesystem;
 namespace {
 using detail::guarded;
 
-// The one container runtime so far; container.runtime picks among them once there are more.
-constexpr const char* kRuntime = "pyxis";
-
 std::vector<container::Mount> extra_mounts(const Config& cfg) {
   std::vector<container::Mount> out;
   std::vector<std::string> items = cfg.strings("container.mounts");
@@ -56,12 +53,15 @@ container::ContainerSpec container_spec(const Plan& plan, const Config& cfg, con
   o.image = cfg.str("container.image");
   o.name = cfg.str("container.name");
   if (auto it = ctx.process_env.find("SLURM_JOB_ID"); it != ctx.process_env.end() && !it->second.empty()) o.name += "_" + it->second;
-  auto add = [&](const std::string& src, const char* dst, const char* field) { o.mounts.push_back({absolute(src), dst, "", field}); };
-  add(ctx.data.train_dir, prof.train.mount.c_str(), "benchmark.data.train_dir");
-  add(ctx.data.eval_dir, prof.eval.mount.c_str(), "benchmark.data.eval_dir");
+  // The ranks only read the data; they write through the results mount.
+  auto add = [&](const std::string& src, const std::string& dst, const char* flags, const char* field) {
+    o.mounts.push_back({absolute(src), dst, flags, field});
+  };
+  add(ctx.data.train_dir, prof.train.mount, "ro", "benchmark.data.train_dir");
+  add(ctx.data.eval_dir, prof.eval.mount, "ro", "benchmark.data.eval_dir");
   if (!ctx.data.checkpoint.empty())
-    add(fs::path(ctx.data.checkpoint).parent_path().string(), prof.checkpoint.mount.c_str(), "benchmark.data.checkpoint");
-  add(plan.experiment.output_dir, prof.results.mount.c_str(), "experiment.output_dir");
+    add(fs::path(ctx.data.checkpoint).parent_path().string(), prof.checkpoint.mount, "ro", "benchmark.data.checkpoint");
+  add(plan.experiment.output_dir, prof.results.mount, "", "experiment.output_dir");
   if (cfg.flag("container.mount_infiniband")) o.mounts.push_back({"/dev/infiniband", "/dev/infiniband", "", "container.mount_infiniband"});
   for (container::Mount& m : extra_mounts(cfg)) o.mounts.push_back(std::move(m));
   o.workdir = plan.trainer_run.kind == "external" && !trainer_workdir(cfg, prof).empty() ? trainer_workdir(cfg, prof)
@@ -70,11 +70,22 @@ container::ContainerSpec container_spec(const Plan& plan, const Config& cfg, con
   o.mount_home = cfg.flag("container.mount_home");
   o.remap_root = cfg.flag("container.remap_root");
   o.writable = cfg.flag("container.writable");
+  o.gpus = ctx.job.gpus_per_node > 0;
   return o;
 }
 
 std::string cache_clear_script(bool sudo) {
   return std::string("sync && ") + (sudo ? "sudo -n " : "") + "/sbin/sysctl vm.drop_caches=3";
+}
+
+// What a runtime that applies the binding needs of one rank: its binding and the names of the
+// environment the executor gives it (job-wide and its own).
+container::RankResources rank_resources(const Plan& plan, const RankPlan& r) {
+  container::RankResources res{r.binding.cpus, r.binding.mems, r.binding.gpu, {}};
+  for (const auto& [k, v] : plan.env) res.env.push_back(k);
+  for (const auto& [k, v] : r.env)
+    if (!plan.env.contains(k)) res.env.push_back(k);
+  return res;
 }
 
 std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -93,10 +104,12 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   plan.binding.apply = cfg.str("binding.apply");
   const container::Runtime* runtime = nullptr;
   if (!cfg.str("container.image").empty()) {
-    runtime = container::find_runtime(kRuntime);
+    runtime = container::find_runtime(cfg.str("container.runtime"));
     if (!launcher.can_start(*runtime))
-      cfg.fail("container.image", std::string("containers are started through ") + runtime->name() + ", which needs launcher.type " +
-                                      runtime->launcher() + " (got " + plan.launcher + ")");
+      cfg.fail(cfg.given("container.runtime") ? "container.runtime" : "container.image",
+               std::string("containers are started through ") + runtime->name() + ", which needs launcher.type " +
+                                        (runtime->binds_ranks() ? "local (it binds each rank the harness starts)" : runtime->launcher()) +
+                                        " (got " + plan.launcher + ")");
     plan.container = {runtime->name(), cfg.str("container.image")};
   }
   auto tool = [&](const std::string& name) {
@@ -107,6 +120,9 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   plan.plan_file = plan.experiment.output_dir + "/plan.json";
   plan.run_config_file = plan.experiment.output_dir + "/run.yaml";
 
+  if (plan.binding.apply == "runtime" && !(runtime && runtime->binds_ranks()))
+    cfg.fail("binding.apply", "runtime: only a container runtime that binds each rank applies the binding "
+                              "(container.runtime podman or docker, with container.image set)");
   if (plan.binding.apply == "bind" && external && runtime)
     cfg.fail("binding.apply", "bind needs our bind tool inside the container; an external trainer's image has none "
                               "(use launcher: the launcher's own binding, or trainer: the implementation binds itself)");
@@ -139,8 +155,9 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   if (!launcher.starts_each_rank()) plan.per_node.env = plan.env;
 
   std::vector<std::string> step = lines.step, rank_prefix;
+  container::ContainerSpec spec;
   if (runtime) {
-    const container::ContainerSpec spec = container_spec(plan, cfg, ctx, prof);
+    spec = container_spec(plan, cfg, ctx, prof);
     guarded(cfg, [&] {
       runtime->validate(spec);
       return 0;
@@ -151,13 +168,13 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
       plan.setup.insert(plan.setup.begin(), std::move(import));
     }
     step = joined(step, runtime->launcher_flags(spec));
-    rank_prefix = runtime->command_prefix(spec);
+    if (!runtime->binds_ranks()) rank_prefix = guarded(cfg, [&] { return runtime->command_prefix(spec, nullptr); });
   }
 
   if (plan.experiment.cache_clear != CachePolicy::Off)
     plan.cache_clear.argv = joined(plan.per_node.argv, {"sh", "-c", cache_clear_script(plan.experiment.cache_clear_sudo)});
   plan.cache_clear.env = plan.per_node.env;
-  std::vector<std::string> program = {tool("trainer"), "--config", out_seen + "/run.yaml"};
+  std::vector<std::string> program = {tool(ctx.trainer), "--config", out_seen + "/run.yaml"};
   if (external) {
     program = cfg.strings("trainer.argv").empty() ? prof.argv : cfg.strings("trainer.argv");
     if (!runtime && cfg.given("trainer.workdir")) plan.launch.cwd = cfg.path("trainer.workdir");
@@ -166,6 +183,14 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   plan.launch.argv = joined(joined(step, rank_prefix), plan.trainer.argv);
   plan.launch.env = plan.per_node.env;
   for (const auto& [k, v] : plan.trainer.env) plan.launch.env[k] = v;
+  // A runtime that binds each rank: its words go after the rank's own prefix (the executor starts
+  // command_prefix + launch for every rank).
+  if (runtime && runtime->binds_ranks())
+    for (NodePlan& node : plan.nodes)
+      for (RankPlan& r : node.ranks) {
+        const container::RankResources res = rank_resources(plan, r);
+        r.command_prefix = joined(r.command_prefix, guarded(cfg, [&] { return runtime->command_prefix(spec, &res); }));
+      }
 }
 
 }  // namespace bert::harness

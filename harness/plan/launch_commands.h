@@ -21,6 +21,7 @@ struct LaunchContext {
   JobShape job;
   DataPaths data;
   std::string bin_dir;  // BuildOptions::bin_dir
+  std::string trainer = "trainer";  // the trainer binary of the run's backend (trainer-cuda: CUDA)
   Env process_env;      // SLURM_JOB_ID names the container
 };
 

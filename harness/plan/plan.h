@@ -32,7 +32,8 @@ struct RankPlan {
   int local_rank = 0;
   binding::RankBinding binding;            // gpu, cpus, mems
   std::map<std::string, std::string> env;  // per-rank env the local launcher sets (RANK, LOCAL_RANK, ...)
-  std::vector<std::string> command_prefix; // binding.apply launcher, ranks the executor starts: e.g. numactl ...
+  std::vector<std::string> command_prefix; // ranks the executor starts: words before Plan::launch (binding.apply
+                                           // launcher: numactl ...; a runtime binding each rank: podman run ...)
 };
 
 struct NodePlan {

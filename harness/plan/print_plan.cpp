@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "container/runtime.h"
 #include "harness/launch/launcher.h"
 #include "harness/plan/print_trainer.h"
 
@@ -44,7 +45,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   out += fmt::format("cpus        allowed {}, reserved {}\n", t.allowed_cpus.empty() ? "(none)" : t.allowed_cpus,
                      t.reserved_cpus.empty() ? "none" : t.reserved_cpus);
   out += fmt::format("binding     cpu {}, mem {}, unit {}\n", p.binding.cpu, p.binding.mem, p.binding.unit);
-  out += fmt::format("container   {}\n", p.container.image.empty() ? "none (bare metal)" : p.container.image);
+  out += fmt::format("container   {}\n", p.container.image.empty() ? "none (bare metal)" : p.container.image + " (" + p.container.runtime + ")");
   const auto& tc = p.trainer_config;
   out += fmt::format("benchmark   model {}, {} data, batch {} x accum {}, lr {}, max_steps {}, target {}, backend {} {}\n",
                      tc["model"]["size"].get<std::string>(), tc["data"]["data_format"].get<std::string>(),
@@ -79,6 +80,15 @@ void print_dry_run(const Plan& p, std::ostream& os) {
     out += "  setup:        " + c.shell() + (c.creates.empty() ? "" : "    # only when " + c.creates + " is missing") + "\n";
   out += "  cache clear:  " + (p.cache_clear.argv.empty() ? std::string("(off)") : p.cache_clear.shell()) + "\n";
   out += "  launch:       " + p.launch.shell() + "\n";
+  // A runtime that binds each rank: its per-rank words (the launcher's are printed with the trainer).
+  const container::Runtime* rt = p.container.runtime.empty() ? nullptr : container::find_runtime(p.container.runtime);
+  for (const NodePlan& n : p.nodes)
+    for (const RankPlan& r : n.ranks)
+      if (rt && rt->binds_ranks() && !r.command_prefix.empty()) {
+        std::vector<std::string> argv = r.command_prefix;
+        argv.insert(argv.end(), p.launch.argv.begin(), p.launch.argv.end());
+        out += fmt::format("    rank {:>3}:   {}\n", r.global_rank, Command{argv, {}, {}, {}}.shell());
+      }
   if (find_launcher(p.launcher).starts_each_rank())
     out += fmt::format("                started {} time(s), each with its rank's RANK/LOCAL_RANK/... environment\n", p.ranks_per_node);
   for (const auto& [path, text] : p.files) out += "  file:         " + path + "\n" + text;

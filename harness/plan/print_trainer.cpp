@@ -16,6 +16,8 @@ std::string trainer_dry_run_lines(const Plan& p) {
   if (p.binding.apply == "launcher")
     out += fmt::format("binding by  the launcher's own mechanism ({}; see the launch line{})\n", p.launcher,
                        p.files.empty() ? "" : " and its files");
+  if (p.binding.apply == "runtime")
+    out += fmt::format("binding by  the container runtime ({} --cpuset-cpus/--cpuset-mems; see the rank lines)\n", p.container.runtime);
   if (p.binding.apply == "launcher" && !p.nodes.empty())
     for (const RankPlan& r : p.nodes.front().ranks)
       if (!r.command_prefix.empty()) {

@@ -86,6 +86,8 @@ string(REPLACE "${bindir}/" "@BIN@/" out "${out}")
 if(bindir MATCHES "/bin$")
   string(REPLACE "${updir}/" "@BIN@/" out "${out}")
 endif()
+# Container mounts name the (relative) output directory absolutely: below the source tree the test runs in.
+string(REPLACE "${SRC}/" "<src>/" out "${out}")
 string(REGEX REPLACE "(seeds +random: )[0-9,]+" "\\1@SEEDS@" out "${out}")
 if("$ENV{BERT_UPDATE_GOLDEN}" STREQUAL "1")
   file(WRITE ${GOLDEN} "${out}")

@@ -31,7 +31,7 @@ check "missing system file" 2 "system YAML $repo/systems/nope.yaml does not exis
   env -u SYSTEM HARNESS="$work/fake-harness" SLURM_SUBMIT_DIR="$repo" bash "$sub" systems/nope.yaml
 mkdir -p "$work/tree/systems"
 touch "$work/tree/systems/x.yaml"
-check "no harness binary" 2 "no harness binary (looked for $work/tree/build/harness and $work/tree/build/bin/harness)" -- \
+check "no harness binary" 2 "no harness binary (looked for $work/tree/build/harness, $work/tree/build/bin/harness and harness on PATH)" -- \
   env -u SYSTEM -u HARNESS SLURM_SUBMIT_DIR="$work/tree" bash "$sub" systems/x.yaml
 mkdir -p "$work/tree/build/bin"
 cp "$work/fake-harness" "$work/tree/build/bin/harness"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lints every shell script we ship (slurm/, container/, scripts/, .ci/) and the Slurm/mpirun test
+# Lints every shell script we ship (slurm/, container/, scripts/, .ci/) and the Slurm/mpirun/container test
 # scripts with ShellCheck. A script is a file whose first line is a sh/bash shebang.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -8,7 +8,7 @@ scripts=()
 while IFS= read -r -d '' f; do
   if head -n1 "$f" | grep -Eq '^#!(/usr/bin/env |/bin/|/usr/bin/)(ba)?sh'; then scripts+=("$f"); fi
 done < <(find "$repo/slurm" "$repo/container" "$repo/scripts" "$repo/.ci" "$repo/tests/integration/slurm" \
-              "$repo/tests/integration/mpirun" \
+              "$repo/tests/integration/mpirun" "$repo/tests/integration/container" \
               -type f ! -name '*.txt' ! -name '*.cpp' ! -name '*.h' ! -name '*.py' -print0 2>/dev/null)
 ((${#scripts[@]} > 0)) || { echo "FAIL: found no scripts under $repo"; exit 1; }
 printf 'checking %s\n' "${scripts[@]#"$repo"/}"

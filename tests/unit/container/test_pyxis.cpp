@@ -29,9 +29,11 @@ std::string field_of(const ContainerSpec& o) {
 TEST_CASE("pyxis is found by name, enters through srun and wraps nothing") {
   CHECK(std::string(pyxis().name()) == "pyxis");
   CHECK(std::string(pyxis().launcher()) == "srun");
-  CHECK(pyxis().command_prefix(base()).empty());
+  CHECK(!pyxis().binds_ranks());
+  CHECK(pyxis().command_prefix(base(), nullptr).empty());
   CHECK(find_runtime("no-such-runtime") == nullptr);
-  CHECK(runtime_names() == std::vector<std::string>{"pyxis"});
+  CHECK(runtime_names() == std::vector<std::string>{"pyxis", "enroot", "podman", "docker", "apptainer"});
+  for (const std::string& n : runtime_names()) CHECK(find_runtime(n)->name() == n);
 }
 
 TEST_CASE("import flags: image + name") {
@@ -67,7 +69,7 @@ TEST_CASE("mount validation names the field") {
   o.mounts = {{"data/rel", "/x", "", "benchmark.data.train_dir"}};
   CHECK(field_of(o) == "benchmark.data.train_dir: mount source path 'data/rel' is not absolute");
   o.mounts = {{"/a,b", "/x", "", "container.mounts[0]"}};
-  CHECK(field_of(o) == "container.mounts[0]: mount source path '/a,b' contains ',', which pyxis uses as a separator in --container-mounts");
+  CHECK(field_of(o) == "container.mounts[0]: mount source path '/a,b' contains ',', which container runtimes use as a separator in their mount syntax");
   o.mounts = {{"/a", "/x:y", "", "container.mounts[1]"}};
   CHECK(field_of(o).starts_with("container.mounts[1]: mount destination path '/x:y' contains ':'"));
   o.mounts = {{"/a", "/b", "RO;x", "container.mounts[2]"}};

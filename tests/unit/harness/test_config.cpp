@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "container/runtime.h"
 #include "harness/config/config.h"
 #include "harness/config/did_you_mean.h"
 #include "harness/config/schema.h"
@@ -232,4 +233,9 @@ TEST_CASE("the trainer's benchmark.* keys are schema rows made from the run-conf
 
 TEST_CASE("launcher.type offers exactly the registered launchers") {
   CHECK(schema_find("launcher.type")->choices == bert::harness::launcher_names());
+}
+
+TEST_CASE("container.runtime offers exactly the registered container runtimes, pyxis by default") {
+  CHECK(schema_find("container.runtime")->choices == bert::container::runtime_names());
+  CHECK(schema_find("container.runtime")->def == "pyxis");
 }

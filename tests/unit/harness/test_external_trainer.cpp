@@ -64,8 +64,8 @@ TEST_CASE("external trainer: the profile's argv, mounts, path names and hyperpar
   CHECK(env.count("OPT_LAMB_BETA_1") == 0);  // left at the default: not passed, run_and_time.sh has its own
   CHECK(p.launch.env.at("BATCHSIZE") == "48");
   CHECK(has(p.launch.argv, "--container-workdir=/workspace/bert"));
-  CHECK(has(p.launch.argv, "--container-mounts=/d/packed:/workspace/data_phase2,/d/eval:/workspace/evaldata,"
-                           "/d/phase1:/workspace/phase1,/out:/results"));
+  CHECK(has(p.launch.argv, "--container-mounts=/d/packed:/workspace/data_phase2:ro,/d/eval:/workspace/evaldata:ro,"
+                           "/d/phase1:/workspace/phase1:ro,/out:/results"));
   CHECK(p.launch.argv.back() == "./run_and_time.sh");
 }
 

@@ -86,7 +86,7 @@ TEST_CASE("mpirun: launch line, env forwarded with -x, cache clear one per node"
   CHECK(p.launch.shell().find("-x NCCL_DEBUG=WARN") != std::string::npos);
   CHECK(p.launch.shell().find("-x MASTER_ADDR=a") != std::string::npos);
   CHECK(p.launch.shell().ends_with(
-      "/opt/bert/bin/bind --plan output/plan.json -- /opt/bert/bin/trainer --config output/run.yaml"));
+      "/opt/bert/bin/bind --plan output/plan.json -- /opt/bert/bin/trainer-cuda --config output/run.yaml"));  // GPU ranks
   CHECK(p.cache_clear.shell().starts_with("NCCL_DEBUG=WARN mpirun -np 2 --map-by ppr:1:node --bind-to none --host a:1,b:1"));
   CHECK(p.launch.env == std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}});  // mpirun's own environment
   CHECK(p.cache_clear.shell().ends_with("sh -c 'sync && /sbin/sysctl vm.drop_caches=3'"));
@@ -107,12 +107,62 @@ TEST_CASE("srun + pyxis: gres on every step, container import in setup, mounts, 
         "NCCL_DEBUG=WARN srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 sh -c 'sync && sudo -n /sbin/sysctl vm.drop_caches=3'");
   CHECK(p.launch.shell() ==
         "NCCL_DEBUG=WARN srun -l --mpi=pmi2 --nodes=2 --ntasks=8 --ntasks-per-node=4 --gres=gpu:4 --kill-on-bad-exit=1 --cpu-bind=none --time=12 "
-        "--container-name=bert --container-mounts=/d/train:/data/train,/d/eval:/data/eval,/out:/results,"
+        "--container-name=bert --container-mounts=/d/train:/data/train:ro,/d/eval:/data/eval:ro,/out:/results,"
         "/dev/infiniband:/dev/infiniband --container-workdir=/workspace/bert --no-container-mount-home "
-        "--container-remap-root /usr/local/bin/bind --plan /results/plan.json -- /usr/local/bin/trainer --config /results/run.yaml");
+        "--container-remap-root /usr/local/bin/bind --plan /results/plan.json -- /usr/local/bin/trainer-cuda --config /results/run.yaml");
   CHECK(p.trainer_config["data"]["train_dir"] == "/data/train");
   CHECK(p.trainer_config["data"]["eval_file"] == "/data/eval");
   CHECK(p.nodes[1].hostname == "slurm-node-1");
+}
+
+TEST_CASE("local + podman: each rank its own run line with its cpuset, rendezvous and data through the mounts") {
+  const char* yaml = R"(
+topology: {synthetic: "pack:2 numa:1 core:2 pu:1"}
+container: {image: "localhost/bert:1", runtime: podman, workdir: /results, bin_dir: /usr/bin}
+benchmark: {data: {train_dir: /d/train, eval_dir: /d/eval}}
+experiment: {output_dir: /o}
+env: {OMP_NUM_THREADS: "2"}
+)";
+  Plan p = plan_of(yaml);
+  CHECK(p.container.runtime == "podman");
+  REQUIRE(p.nodes[0].ranks.size() == 2);
+  const std::string common =
+      "podman run --rm --network=host --ipc=host --read-only --cpuset-cpus={} --cpuset-mems={} "
+      "--volume=/d/train:/data/train:ro --volume=/d/eval:/data/eval:ro --volume=/o:/results --workdir=/results "
+      "--env=OMP_NUM_THREADS --env=LOCAL_RANK --env=LOCAL_WORLD_SIZE --env=MASTER_ADDR --env=MASTER_PORT --env=NODE_RANK "
+      "--env=RANK --env=WORLD_SIZE localhost/bert:1";
+  for (const RankPlan& r : p.nodes[0].ranks) {
+    std::string want = common;
+    want.replace(want.find("{}"), 2, r.binding.cpus);
+    want.replace(want.find("{}"), 2, r.binding.mems);
+    CHECK(Command{r.command_prefix, {}, {}, {}}.shell() == want);
+  }
+  CHECK(p.nodes[0].ranks[0].binding.cpus != p.nodes[0].ranks[1].binding.cpus);
+  CHECK(p.launch.shell() == "/usr/bin/bind --plan /results/plan.json -- /usr/bin/trainer --config /results/run.yaml");
+  CHECK(p.setup.empty());  // the data is given; podman needs no import step
+  CHECK(p.rendezvous_dir == "/o/rendezvous");
+  CHECK(p.trainer_config["run"]["rendezvous_dir"] == "/results/rendezvous");
+  Plan q = Plan::from_json(p.to_json());
+  CHECK(q.nodes[0].ranks[1].command_prefix == p.nodes[0].ranks[1].command_prefix);
+
+  Plan runtime_bound = plan_of(yaml, {"binding.apply=runtime"});
+  CHECK(runtime_bound.launch.shell() == "/usr/bin/trainer --config /results/run.yaml");  // no bind wrapper
+  CHECK(runtime_bound.nodes[0].ranks[1].command_prefix == p.nodes[0].ranks[1].command_prefix);
+  CHECK(error_of([&] { plan_of(kTwoNodes, {"binding.apply=runtime"}); }).find("binding.apply: runtime: only a container runtime") !=
+        std::string::npos);
+
+  CHECK(error_of([&] { plan_of(yaml, {"launcher.type=mpirun", "launcher.mpirun.hosts=[a]"}); }).ends_with(
+      "container.runtime: containers are started through podman, which needs launcher.type local (it binds each rank the harness "
+      "starts) (got mpirun)"));
+}
+
+TEST_CASE("srun + apptainer: one prefix for every rank, bound by srun") {
+  Plan p = plan_of(kTwoNodes, {"launcher.type=srun", "launcher.mpirun.hosts=[]", "container.image=/sif/bert.sif",
+                               "container.runtime=apptainer", "experiment.output_dir=/out"});
+  CHECK(p.setup.empty());
+  CHECK(p.launch.shell().find("--cpu-bind=none apptainer exec --nv --no-home --pwd=/workspace/bert --bind=/d/train:/data/train:ro "
+                              "--bind=/d/eval:/data/eval:ro --bind=/out:/results /sif/bert.sif /usr/local/bin/bind") != std::string::npos);
+  for (const RankPlan& r : p.nodes[1].ranks) CHECK(r.command_prefix.empty());
 }
 
 TEST_CASE("srun: the container name carries the job id inside an allocation") {
@@ -194,7 +244,7 @@ TEST_CASE("the Plan's typed fields: launcher prefixes, trainer command, resolved
                                "container.image=/sq/b.sqsh", "experiment.output_dir=/o", "benchmark.target_accuracy=0.6"});
   CHECK(p.mpi == "pmi2");
   CHECK(p.per_node.shell() == "NCCL_DEBUG=WARN srun --nodes=2 --ntasks=2 --ntasks-per-node=1");
-  CHECK(p.trainer.shell() == "/usr/local/bin/bind --plan /results/plan.json -- /usr/local/bin/trainer --config /results/run.yaml");
+  CHECK(p.trainer.shell() == "/usr/local/bin/bind --plan /results/plan.json -- /usr/local/bin/trainer-cuda --config /results/run.yaml");
   CHECK(p.launch.shell().ends_with(p.trainer.shell()));
   CHECK(p.binding.unit == "gpu");
   CHECK(p.binding.cpu == "exclusive");
@@ -222,6 +272,7 @@ TEST_CASE("the Plan's typed fields: launcher prefixes, trainer command, resolved
   CHECK(local.container.runtime.empty());
   CHECK(local.rendezvous_dir == "/l/rendezvous");
   CHECK(local.trainer.shell() == local.launch.shell());
+  CHECK(local.trainer.argv[4] == "/opt/bert/bin/trainer");  // the CPU backend: the binary without CUDA
 }
 
 TEST_CASE("a plan.json without the typed fields is refused, naming the field") {
@@ -268,7 +319,7 @@ TEST_CASE("cross-field errors point at the key") {
 TEST_CASE("a bad container mount points at its list item") {
   std::string yaml = std::string(kTwoNodes) + "container:\n  image: /sq/b.sqsh\n  mounts:\n    - /ok:/ok\n    - /a,b:/c\n";
   std::string msg = error_of([&] { plan_of(yaml, {"launcher.type=srun", "launcher.mpirun.hosts=[]", "experiment.output_dir=/o"}); });
-  CHECK(msg == "p.yaml:17:7: container.mounts[1]: mount source path '/a,b' contains ',', which pyxis uses as a separator in --container-mounts");
+  CHECK(msg == "p.yaml:17:7: container.mounts[1]: mount source path '/a,b' contains ',', which container runtimes use as a separator in their mount syntax");
 }
 
 TEST_CASE("binding errors are mapped to the YAML key") {
