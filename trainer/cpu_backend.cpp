@@ -1,11 +1,14 @@
 // The CPU backend: BertCpu forward/backward per micro-batch, gradient allreduce over the Gloo
 // collective (clipping before or after it, optimizer.clip_after_allreduce), optim::Lamb in fp32.
+// run.precision bf16: the model's GEMMs take bf16 operands (oneDNN, gemm_bf16.h); weights, gradients,
+// activations and LAMB stay fp32.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "trainer/cpu/bert_cpu.h"
+#include "trainer/cpu/gemm.h"
 #include "trainer/optim/lamb.h"
 #include "trainer/optim/schedule.h"
 #include "trainer/train_backend.h"
@@ -23,7 +26,9 @@ class CpuBackend final : public TrainBackend {
         model_(ctx.layout),
         lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate}),
         sched_(lr_schedule(ctx.cfg)),
-        coll_(ctx.coll) {}
+        coll_(ctx.coll) {
+    cpu::set_matmul_precision(cfg_.precision == "bf16" ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32);
+  }
 
   void set_params(const std::vector<float>& params) override { params_ = params; }
 
@@ -86,7 +91,10 @@ class CpuBackend final : public TrainBackend {
 
   std::vector<float> params() override { return params_; }
   double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
-  std::string describe() const override { return "cpu fp32, threads " + std::to_string(omp_get_max_threads()); }
+  std::string describe() const override {
+    return "cpu " + std::string(cfg_.precision == "bf16" ? "bf16 GEMMs (oneDNN)" : "fp32") + ", threads " +
+           std::to_string(omp_get_max_threads());
+  }
 
  private:
   const RunConfig& cfg_;

@@ -63,7 +63,6 @@ void validate(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   require(c.model_size != "custom" || !c.bert_config.empty(), "model.bert_config", "size custom needs a bert_config.json");
   require(c.eval_interval_samples == -1 || c.eval_interval_samples > 0, "stopping.eval_interval_samples",
           "must be -1 (formula) or positive");
-  require(c.backend != "cpu" || c.precision == "fp32", "run.precision", "the cpu backend trains in fp32");
 }
 
 }  // namespace

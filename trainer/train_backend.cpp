@@ -2,6 +2,8 @@
 // what both backends share: the learning-rate schedule of the run config.
 #include "trainer/train_backend.h"
 
+#include "trainer/cpu/gemm_bf16.h"
+
 #ifdef BERT_TRAINER_HAVE_CUDA
 #include "trainer/cuda/cuda_backend.h"
 #endif
@@ -18,6 +20,12 @@ optim::LrSchedule lr_schedule(const RunConfig& cfg) {
 }
 
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
+  if (cfg.backend == "cpu" && cfg.precision == "bf16") {
+    std::string isa;
+    if (!cpu::cpu_has_bf16_matmul(&isa))
+      throw RunConfigError(config_path + ": run.precision: bf16 on run.backend: cpu needs a CPU with bf16 matrix "
+                           "instructions (avx512_bf16 or AMX-BF16); this one has " + isa + "; use run.precision: fp32");
+  }
   if (cfg.backend != "cuda") return;
   // A valid run config (hand-written; the harness resolves precision per backend) that this CUDA backend cannot run.
   if (!cfg.precision.empty() && cfg.precision != "bf16")  // "": not loaded from a file, the default

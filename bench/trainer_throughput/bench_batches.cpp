@@ -108,6 +108,19 @@ data::Batch make_packed_batch(int rows, int seq_len, int vocab, uint64_t seed) {
   return b;
 }
 
+nlohmann::json batch_json(const data::Batch& b) {
+  return {{"rows", b.rows},
+          {"seq_len", b.seq_len},
+          {"input_ids", b.input_ids},
+          {"segment_ids", b.segment_ids},
+          {"position_ids", b.position_ids},
+          {"seq_first_token", b.seq_first_token},
+          {"seq_lengths", b.seq_lengths},
+          {"nsp_labels", b.nsp_labels},
+          {"mlm_token_index", b.mlm_token_index},
+          {"mlm_label_ids", b.mlm_label_ids}};
+}
+
 int64_t real_tokens(const data::Batch& b) {
   int64_t t = 0;
   for (int l : b.seq_lengths) t += l;

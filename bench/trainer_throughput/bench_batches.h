@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "trainer/data/batch.h"
 
 namespace bert::bench {
@@ -19,5 +21,8 @@ data::Batch make_packed_batch(int rows, int seq_len, int vocab, uint64_t seed);
 // Real tokens, and Σ len² over sequences (attention work), of a batch.
 int64_t real_tokens(const data::Batch& b);
 int64_t sum_len_squared(const data::Batch& b);
+
+// The batch as the JSON the PyTorch peers read (bench/peers/hf_bert.py, hf_bert_cpu.py).
+nlohmann::json batch_json(const data::Batch& b);
 
 }  // namespace bert::bench

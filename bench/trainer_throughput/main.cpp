@@ -36,18 +36,6 @@ double model_tflop_per_step(const bert::model::BertConfig& c, const Batch& b) {
   return 3.0 * fwd / 1e12;
 }
 
-nlohmann::json batch_json(const Batch& b) {
-  return {{"rows", b.rows},
-          {"seq_len", b.seq_len},
-          {"input_ids", b.input_ids},
-          {"segment_ids", b.segment_ids},
-          {"position_ids", b.position_ids},
-          {"seq_first_token", b.seq_first_token},
-          {"seq_lengths", b.seq_lengths},
-          {"nsp_labels", b.nsp_labels},
-          {"mlm_token_index", b.mlm_token_index},
-          {"mlm_label_ids", b.mlm_label_ids}};
-}
 
 int run(int argc, char** argv) {
   CLI::App app{"CUDA BERT training throughput (one GPU)"};
@@ -87,7 +75,7 @@ int run(int argc, char** argv) {
                                        : bert::bench::make_padded_batch(rows, seq_len, cfg.vocab_size, seed + i));
   if (!dump.empty()) {
     nlohmann::json j = {{"mode", mode}, {"size", size}, {"batches", nlohmann::json::array()}};
-    for (const auto& b : batches) j["batches"].push_back(batch_json(b));
+    for (const auto& b : batches) j["batches"].push_back(bert::bench::batch_json(b));
     std::ofstream f(dump);
     f << j.dump();
     if (!f) {

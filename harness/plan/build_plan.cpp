@@ -134,11 +134,12 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   std::string backend = cfg.str("benchmark.backend");
   in.backend = backend == "auto" ? (gpu_ranks ? "cuda" : "cpu") : backend;
   if (in.backend == "cuda" && !gpu_ranks) cfg.fail("benchmark.backend", "cuda needs GPU ranks (binding.unit gpu)");
-  // The CPU trainer computes in fp32 only; the CUDA trainer in bf16 with fp32 master weights.
+  // The CPU trainer computes in fp32 or with bf16 GEMMs (its own check: the CPU needs avx512_bf16/AMX);
+  // the CUDA trainer in bf16 with fp32 master weights.
   const std::string precision = cfg.str("benchmark.precision");
   const std::string native = in.backend == "cuda" ? "bf16" : "fp32";
   in.precision = precision == "auto" ? native : precision;
-  if (in.precision != native)
+  if (in.precision != native && !(in.backend == "cpu" && in.precision == "bf16"))
     cfg.fail("benchmark.precision", precision + " with the " + in.backend + " backend: the " + in.backend +
                                             " trainer computes in " + native + " (leave precision at auto)");
   // The CUDA trainer clips the allreduced gradients (its NCCL buckets overlap the backward pass, so the

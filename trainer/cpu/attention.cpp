@@ -1,8 +1,13 @@
 #include "trainer/cpu/attention.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
+
+#include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
 
@@ -17,16 +22,10 @@ std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, 
 
 namespace {
 
-inline float dot(const float* a, const float* b, int n) {
-  float acc = 0.0f;
-#pragma omp simd reduction(+ : acc)
-  for (int i = 0; i < n; ++i) acc += a[i] * b[i];
-  return acc;
-}
-
-inline void axpy(float alpha, const float* x, float* y, int n) {
+// One row of probabilities after dropout: out = keep ? p·keep_scale : 0.
+void dropped_row(const float* p, const uint8_t* keep, float keep_scale, float* out, int n) {
 #pragma omp simd
-  for (int i = 0; i < n; ++i) y[i] += alpha * x[i];
+  for (int j = 0; j < n; ++j) out[j] = keep[j] ? p[j] * keep_scale : 0.0f;
 }
 
 }  // namespace
@@ -36,39 +35,34 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
   const int hidden = s.heads * s.head_dim, d = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);
-#pragma omp parallel for schedule(dynamic)
-  for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
-    const int sq = sh / s.heads, h = sh % s.heads;
-    const int t0 = s.start[sq], len = s.start[sq + 1] - t0;
-    float* pb = probs + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
-    uint8_t* kb = keep + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
-    for (int i = 0; i < len; ++i) {
-      const float* qi = q + static_cast<size_t>(t0 + i) * hidden + h * d;
-      float* row = pb + static_cast<int64_t>(i) * len;
-      float mx = -INFINITY;
-      for (int j = 0; j < len; ++j) {
-        row[j] = dot(qi, k + static_cast<size_t>(t0 + j) * hidden + h * d, d) * scale;
-        mx = std::max(mx, row[j]);
+#pragma omp parallel
+  {
+    std::vector<float> dropped;
+#pragma omp for schedule(dynamic)
+    for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
+      const int sq = sh / s.heads, h = sh % s.heads;
+      const int t0 = s.start[sq], len = s.start[sq + 1] - t0;
+      float* pb = probs + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
+      uint8_t* kb = keep + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
+      const float* qh = q + static_cast<size_t>(t0) * hidden + h * d;
+      const float* kh = k + static_cast<size_t>(t0) * hidden + h * d;
+      const float* vh = v + static_cast<size_t>(t0) * hidden + h * d;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, len, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len);
+      dropped.resize(static_cast<size_t>(len) * len);
+      for (int i = 0; i < len; ++i) {
+        float* row = pb + static_cast<int64_t>(i) * len;
+        softmax_row(row, len);
+        uint8_t* krow = kb + static_cast<int64_t>(i) * len;
+        const uint64_t elem0 =
+            (static_cast<uint64_t>(s.first_flat[sq] + i) * s.heads + h) * static_cast<uint64_t>(s.seq_len);
+        if (p > 0.0f)
+          rng.fill_keep(elem0, len, p, krow);
+        else
+          std::memset(krow, 1, static_cast<size_t>(len));
+        dropped_row(row, krow, keep_scale, dropped.data() + static_cast<size_t>(i) * len, len);
       }
-      float sum = 0.0f;
-      for (int j = 0; j < len; ++j) {
-        row[j] = std::exp(row[j] - mx);
-        sum += row[j];
-      }
-      const float inv = 1.0f / sum;
-      float* ci = ctx + static_cast<size_t>(t0 + i) * hidden + h * d;
-      std::memset(ci, 0, sizeof(float) * d);
-      const uint64_t elem0 =
-          (static_cast<uint64_t>(s.first_flat[sq] + i) * s.heads + h) * static_cast<uint64_t>(s.seq_len);
-      uint8_t* krow = kb + static_cast<int64_t>(i) * len;
-      if (p > 0.0f)
-        rng.fill_keep(elem0, len, p, krow);
-      else
-        std::memset(krow, 1, static_cast<size_t>(len));
-      for (int j = 0; j < len; ++j) {
-        row[j] *= inv;
-        if (krow[j]) axpy(row[j] * keep_scale, v + static_cast<size_t>(t0 + j) * hidden + h * d, ci, d);
-      }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, len, d, len, 1.0f, dropped.data(), len, vh, hidden,
+                  0.0f, ctx + static_cast<size_t>(t0) * hidden + h * d, hidden);
     }
   }
 }
@@ -81,43 +75,43 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
   const float keep_scale = 1.0f / (1.0f - p);
 #pragma omp parallel
   {
-    std::vector<float> dp;
+    std::vector<float> dropped, ds;
 #pragma omp for schedule(dynamic)
     for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
       const int sq = sh / s.heads, h = sh % s.heads;
       const int t0 = s.start[sq], len = s.start[sq + 1] - t0;
+      const size_t ll = static_cast<size_t>(len) * len;
       const float* pb = probs + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
       const uint8_t* kb = keep + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
+      const size_t at = static_cast<size_t>(t0) * hidden + h * d;
+      dropped.resize(ll), ds.resize(ll);
+      for (int i = 0; i < len; ++i)
+        dropped_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
+                    dropped.data() + static_cast<size_t>(i) * len, len);
+      // dV = P_droppedᵀ·dctx;  dP_dropped = dctx·Vᵀ
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, len, d, len, 1.0f, dropped.data(), len, dctx + at, hidden,
+                  0.0f, dv + at, hidden);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, len, len, d, 1.0f, dctx + at, hidden, v + at, hidden, 0.0f,
+                  ds.data(), len);
+      // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
       for (int i = 0; i < len; ++i) {
-        std::memset(dq + static_cast<size_t>(t0 + i) * hidden + h * d, 0, sizeof(float) * d);
-        std::memset(dk + static_cast<size_t>(t0 + i) * hidden + h * d, 0, sizeof(float) * d);
-        std::memset(dv + static_cast<size_t>(t0 + i) * hidden + h * d, 0, sizeof(float) * d);
-      }
-      dp.resize(static_cast<size_t>(len));
-      for (int i = 0; i < len; ++i) {
-        const float* gi = dctx + static_cast<size_t>(t0 + i) * hidden + h * d;
-        const float* pr = pb + static_cast<int64_t>(i) * len;
-        const uint8_t* kr = kb + static_cast<int64_t>(i) * len;
+        const float* pr = pb + static_cast<size_t>(i) * len;
+        const uint8_t* kr = kb + static_cast<size_t>(i) * len;
+        float* g = ds.data() + static_cast<size_t>(i) * len;
         float pdp = 0.0f;
+#pragma omp simd reduction(+ : pdp)
         for (int j = 0; j < len; ++j) {
-          if (kr[j]) {
-            const float pd = pr[j] * keep_scale;
-            axpy(pd, gi, dv + static_cast<size_t>(t0 + j) * hidden + h * d, d);
-            dp[j] = dot(gi, v + static_cast<size_t>(t0 + j) * hidden + h * d, d) * keep_scale;
-          } else {
-            dp[j] = 0.0f;
-          }
-          pdp += pr[j] * dp[j];
+          g[j] = kr[j] ? g[j] * keep_scale : 0.0f;
+          pdp += pr[j] * g[j];
         }
-        const float* qi = q + static_cast<size_t>(t0 + i) * hidden + h * d;
-        float* dqi = dq + static_cast<size_t>(t0 + i) * hidden + h * d;
-        for (int j = 0; j < len; ++j) {
-          const float ds = pr[j] * (dp[j] - pdp) * scale;
-          if (ds == 0.0f) continue;
-          axpy(ds, k + static_cast<size_t>(t0 + j) * hidden + h * d, dqi, d);
-          axpy(ds, qi, dk + static_cast<size_t>(t0 + j) * hidden + h * d, d);
-        }
+#pragma omp simd
+        for (int j = 0; j < len; ++j) g[j] = pr[j] * (g[j] - pdp) * scale;
       }
+      // dQ = dS·K;  dK = dSᵀ·Q
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, len, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f,
+                  dq + at, hidden);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, len, d, len, 1.0f, ds.data(), len, q + at, hidden, 0.0f,
+                  dk + at, hidden);
     }
   }
 }

@@ -2,6 +2,8 @@
 // to the tokens of its own sequence, which covers both padded and packed batches).
 // Q, K, V, ctx are [T, hidden] in the compact token layout; sequence s is rows [start[s], start[s+1]).
 // Attention-probability dropout uses the RNG element index of dropout_rng.h.
+// attention.cpp computes each (sequence, head) as BLAS GEMMs (QKᵀ, P·V and their gradients) on the
+// strided head slices of Q/K/V, one (sequence, head) per OpenMP task with single-threaded OpenBLAS.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -29,5 +31,12 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
 void attention_backward(const AttentionShape& s, const float* q, const float* k, const float* v,
                         const float* probs, const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv,
                         float p);
+
+// The same two ops as plain loops (attention_ref.cpp): the reference the GEMM form is tested against.
+void attention_forward_ref(const AttentionShape& s, const float* q, const float* k, const float* v, float* probs,
+                           uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p);
+void attention_backward_ref(const AttentionShape& s, const float* q, const float* k, const float* v,
+                            const float* probs, const uint8_t* keep, const float* dctx, float* dq, float* dk,
+                            float* dv, float p);
 
 }  // namespace bert::cpu

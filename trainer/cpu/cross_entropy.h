@@ -1,4 +1,6 @@
 // Softmax cross entropy over rows of logits (MLM over the vocabulary, NSP over 2 classes).
+// cross_entropy: one vectorized float exp per logit (exp_approx), the row's sum in float lanes and the
+// loss summed in double over rows.
 #pragma once
 #include <cstdint>
 
@@ -12,5 +14,8 @@ struct CrossEntropyResult {
 // dlogits (optional, may alias logits) = grad_scale·(softmax − onehot(label)).
 CrossEntropyResult cross_entropy(const float* logits, const int32_t* labels, int rows, int classes,
                                  float grad_scale, float* dlogits);
+// The same in double with std::exp (cross_entropy_ref.cpp): the reference cross_entropy is tested against.
+CrossEntropyResult cross_entropy_ref(const float* logits, const int32_t* labels, int rows, int classes,
+                                     float grad_scale, float* dlogits);
 
 }  // namespace bert::cpu

@@ -7,5 +7,8 @@ namespace bert::cpu {
 void gelu_forward(const float* x, float* y, size_t n);
 // dx = dy·gelu'(x) (overwrites).
 void gelu_backward(const float* x, const float* dy, float* dx, size_t n);
+// The same with std::exp per element (gelu_ref.cpp): the reference the vectorized ones are tested against.
+void gelu_forward_ref(const float* x, float* y, size_t n);
+void gelu_backward_ref(const float* x, const float* dy, float* dx, size_t n);
 
 }  // namespace bert::cpu

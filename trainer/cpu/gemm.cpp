@@ -4,6 +4,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+
+#include "trainer/cpu/gemm_bf16.h"
 
 namespace bert::cpu {
 
@@ -15,7 +18,12 @@ void blas(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
               lda, b, ldb, beta, c, ldc);
 }
 
+std::atomic<MatmulPrecision> g_precision{MatmulPrecision::fp32};
+
 }  // namespace
+
+void set_matmul_precision(MatmulPrecision p) { g_precision = p; }
+MatmulPrecision matmul_precision() { return g_precision; }
 
 // OpenBLAS runs single-threaded inside each OpenMP thread, on a block of C's rows: one thread pool
 // (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's own), which made a
@@ -23,6 +31,10 @@ void blas(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
+  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16) {
+    gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);  // oneDNN threads it itself
+    return;
+  }
   const int threads = omp_get_max_threads();
   if (threads == 1 || m < 64 || static_cast<long>(m) * n * k < (1L << 18)) {
     blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -9,6 +9,13 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc);
 
+// The math of gemm(): fp32 (OpenBLAS) or bf16 operands with fp32 accumulation (gemm_bf16.h, oneDNN).
+// Process-wide, set once by the backend from run.precision (one model per process); attention's
+// per-head products stay fp32 either way (attention.cpp calls OpenBLAS directly).
+enum class MatmulPrecision { fp32, bf16 };
+void set_matmul_precision(MatmulPrecision p);
+MatmulPrecision matmul_precision();
+
 // gemm() splits C's rows over the OpenMP threads and runs OpenBLAS single-threaded in each; this
 // pins OpenBLAS's own pool to one thread (call once at startup).
 void set_blas_threads(int n);

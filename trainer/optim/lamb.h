@@ -5,6 +5,9 @@
 //   r = ‖w‖/‖u‖ if both > 0 else 1                          (r = 1 for excluded tensors)
 //   w ← w − lr·r·u
 // Excluded (no decay, no trust ratio): names containing LayerNorm, layer_norm or bias.
+// Computed in float, vectorized (AVX-512/AVX2 clones), in two parallel passes over all tensors' blocks
+// (moments + per-block norms, then the update with u recomputed, not stored); the norms are summed
+// in double over blocks in a fixed order (independent of the thread count).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -17,7 +20,8 @@ struct LambHyper {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-6, weight_decay = 0.01;
 };
 
-// ‖g‖₂ over every tensor of the layout (alignment gaps are zero anyway), in double.
+// ‖g‖₂ over every tensor of the layout (alignment gaps are zero anyway): float lanes per block of
+// 2048, blocks summed in double.
 double global_grad_norm(const model::ParamLayout& layout, const float* grads);
 // Reference clipping factor: 1 / max(norm / max_norm, 1).
 inline double clip_factor(double norm, double max_norm = 1.0) { return norm > max_norm ? max_norm / norm : 1.0; }
@@ -38,7 +42,14 @@ class Lamb {
  private:
   const model::ParamLayout& layout_;
   LambHyper h_;
-  std::vector<float> m_, v_, u_;
+  std::vector<float> m_, v_;
+  struct Block {
+    int tensor;
+    int64_t first, count;
+  };
+  std::vector<Block> blocks_;    // every tensor cut into blocks of 2048 elements, in layout order
+  std::vector<double> partial_;  // per block: Σw², Σu²
+  std::vector<float> scale_;     // per tensor: lr · trust ratio
   int64_t t_ = 0;
 };
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run.backend selection through the real binary: precision must suit the backend, and `backend: cuda`
+# run.backend selection through the real binary: precision must suit the backend (cpu bf16 needs
+# avx512_bf16/AMX-BF16), and `backend: cuda`
 # on a machine without a CUDA device (or in a build without CUDA) is one clear user error naming
 # run.backend, exit 2, before any rendezvous, in training and in --benchmark mode. A cpu run of the
 # same config still trains (the shared loop drives the CPU backend).
@@ -18,7 +19,20 @@ run_config() {
 }
 
 run_config "$WORK/cpu_bf16.yaml" "{seed: 1, threads: 1, backend: cpu, precision: bf16}"
-expect_user_error "cpu backend with bf16" "run.precision: the cpu backend trains in fp32" --config "$WORK/cpu_bf16.yaml"
+# A CPU without bf16 matrix instructions (oneDNN capped at plain AVX-512, as on Ice Lake): one error
+# naming run.precision, before anything runs.
+ONEDNN_MAX_CPU_ISA=AVX512_CORE expect_user_error "cpu bf16 without avx512_bf16/AMX" \
+  "cpu_bf16.yaml: run.precision: bf16 on run.backend: cpu needs a CPU with bf16 matrix instructions" \
+  --config "$WORK/cpu_bf16.yaml"
+# With them (this CPU's flags say so), the cpu backend trains with bf16 GEMMs.
+if grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
+  sed -i 's/max_steps: [0-9]*/max_steps: 2/' "$WORK/cpu_bf16.yaml"
+  "$TRAINER" --config "$WORK/cpu_bf16.yaml" > "$WORK/bf16.log" 2> "$WORK/bf16.err" || { cat "$WORK/bf16.err" >&2; fail "cpu bf16 run failed"; }
+  grep -q '"key": "run_stop".*"status": "aborted"' "$WORK/bf16.log" || fail "cpu bf16 run: no run_stop aborted"
+  echo "ok: cpu backend with bf16 trains"
+else
+  echo "note: no avx512_bf16/amx_bf16 on this CPU: the bf16 training run is not exercised"
+fi
 
 run_config "$WORK/cuda_fp32.yaml" "{seed: 1, threads: 1, backend: cuda, precision: fp32}"
 expect_user_error "cuda backend with fp32" "cuda_fp32.yaml: run.precision: fp32 is not implemented on run.backend: cuda" --config "$WORK/cuda_fp32.yaml"

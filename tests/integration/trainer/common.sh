@@ -29,7 +29,7 @@ data:
 batch: {batch_size: 16, gradient_accumulation_steps: 1, eval_batch_size: 64}
 optimizer: {learning_rate: ${TRAIN_LR:-0.005}, max_steps: ${TRAIN_MAX_STEPS:-800}, warmup_steps: 20}
 stopping: {eval_start_samples: 512, eval_interval_samples: 512, target_accuracy: ${TARGET:-0.05}, max_samples: ${MAX_SAMPLES:-0}}
-run: {seed: $seed, threads: ${TRAIN_THREADS:-1}}
+run: {seed: $seed, threads: ${TRAIN_THREADS:-1}, precision: ${TRAIN_PRECISION:-fp32}}
 submission: {submission_org: test, submission_division: open, submission_status: research, submission_platform: 1xlocal}
 YAML
   for line in "$@"; do echo "$line" >> "$file"; done

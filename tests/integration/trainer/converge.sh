@@ -2,11 +2,16 @@
 # Convergence + compliance: tiny BERT on `bert-data synth` data reaches the target for each seed
 # (run_stop success before max_steps), and every log passes the official MLPerf checker (training 5.0.0,
 # open division). CMake runs it with the data shape, recipe and target of systems/local.yaml (vocab 1024,
-# seq 128, topic skew 0.8, lr 1e-2, target 0.5; see trainer/README.md "Convergence").
+# seq 128, topic skew 0.8, lr 1e-2, target 0.5; see trainer/README.md "Convergence"). TRAIN_PRECISION=bf16:
+# the cpu backend's bf16 GEMMs (SKIPPED, 77, on a CPU without avx512_bf16/AMX-BF16).
 # Usage: converge.sh TRAINER BERT_DATA PYTHON SEED...
 TRAINER=$1 BERT_DATA=$2 PYTHON=$3
 shift 3
 source "$(dirname "$0")/common.sh"
+if [ "${TRAIN_PRECISION:-fp32}" = bf16 ] && ! grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
+  echo "SKIPPED: run.precision bf16 needs avx512_bf16 or AMX-BF16, which this CPU lacks"
+  exit 77
+fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 make_synth "$WORK/data"

@@ -5,23 +5,12 @@
 #include <cmath>
 
 #include "tests/unit/trainer/h5_fixture.h"
+#include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/bert_cpu.h"
 
 using namespace bert;
 
 namespace {
-
-// ‖a − b‖ / ‖b‖ over a tensor. A reference that is zero in theory (the attention key biases: softmax
-// ignores a per-query constant) holds only rounding noise; there ‖a‖ itself must be below 1e-6.
-double rel_error(const float* a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < b.size(); ++i) {
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  if (std::sqrt(den) < 1e-12) return std::sqrt(num) / 1e-1;
-  return std::sqrt(num) / std::sqrt(den);
-}
 
 void check_case(const std::string& file) {
   test::H5File f(test::reference_path(file));
@@ -34,13 +23,13 @@ void check_case(const std::string& file) {
   CHECK(st.loss == doctest::Approx(f.scalar<double>("/out/loss")).epsilon(1e-5));
   CHECK(st.mlm_loss == doctest::Approx(f.scalar<double>("/out/mlm_loss")).epsilon(1e-5));
   CHECK(st.nsp_loss == doctest::Approx(f.scalar<double>("/out/nsp_loss")).epsilon(1e-5));
-  CHECK(rel_error(model.mlm_logits().data(), f.read<double>("/out/mlm_logits")) < 1e-5);
-  CHECK(rel_error(model.nsp_logits().data(), f.read<double>("/out/nsp_logits")) < 1e-5);
+  CHECK(test::rel_error(model.mlm_logits().data(), f.read<double>("/out/mlm_logits")) < 1e-5);
+  CHECK(test::rel_error(model.nsp_logits().data(), f.read<double>("/out/nsp_logits")) < 1e-5);
 
   std::vector<float> grads(layout.total, 0.0f);
   model.backward(params.data(), grads.data(), 1.0f);
   for (const auto& t : layout.tensors) {
-    const double err = rel_error(grads.data() + t.offset, f.read<double>("/grad/" + t.name));
+    const double err = test::rel_error(grads.data() + t.offset, f.read<double>("/grad/" + t.name));
     INFO(file << " gradient of " << t.name << ": relative error " << err);
     CHECK(err < 1e-5);
   }

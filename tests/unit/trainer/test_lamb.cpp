@@ -1,6 +1,8 @@
 // LAMB against the numpy float64 reference step of tests/reference/lamb_step.h5 (to 1e-6 relative).
 #include <doctest/doctest.h>
 
+#include <omp.h>
+
 #include <cmath>
 
 #include "tests/unit/trainer/h5_fixture.h"
@@ -69,4 +71,25 @@ TEST_CASE("LAMB exclusions follow the reference regexes") {
 TEST_CASE("clip factor") {
   CHECK(optim::clip_factor(0.5) == 1.0);
   CHECK(optim::clip_factor(4.0) == doctest::Approx(0.25));
+}
+
+TEST_CASE("LAMB gives the same bits with 1 and 2 threads (norms summed per block in a fixed order)") {
+  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
+  std::vector<float> p0(layout.total), g(layout.total);
+  for (size_t i = 0; i < layout.total; ++i) {
+    p0[i] = 0.02f * std::sin(0.37f * static_cast<float>(i));
+    g[i] = 0.01f * std::cos(0.11f * static_cast<float>(i));
+  }
+  std::vector<std::vector<float>> out;
+  for (int threads : {1, 2}) {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    optim::Lamb lamb(layout, optim::LambHyper{});
+    std::vector<float> p = p0;
+    for (int s = 0; s < 3; ++s) lamb.step(p.data(), g.data(), 1e-3, 0.5);
+    omp_set_num_threads(before);
+    out.push_back(p);
+  }
+  CHECK(out[0] == out[1]);
+  CHECK(out[0] != p0);
 }

@@ -1,0 +1,108 @@
+// cpu_gemm: GFLOP/s of the GEMM libraries the CPU backend can use, at BERT's shapes, on this CPU:
+// OpenBLAS sgemm (fp32, what the trainer uses), oneDNN matmul in fp32, in fp32 with fpmath_mode bf16
+// ("bf32": bf16 math on fp32 memory, AMX when present) and with bf16 operands. OpenBLAS's sbgemm is
+// not in the comparison: Debian's libopenblas0 0.3.21 is built without BFLOAT16 (cblas.h declares
+// cblas_sbgemm, the library exports no such symbol). Prints one JSON object.
+//   cpu_gemm [--tokens 1024] [--hidden 768] [--reps 5] [--threads 1]
+#include <cblas.h>
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double best_seconds(int reps, const std::function<void()>& f) {
+  f();  // warm-up (oneDNN JIT, OpenBLAS buffers)
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return best;
+}
+
+uint16_t to_bf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+struct Shape {
+  const char* what;
+  int m, n, k;
+};
+
+nlohmann::json run_shape(const Shape& s, int reps, dnnl::engine& eng, dnnl::stream& strm) {
+  std::mt19937 g(1);
+  std::normal_distribution<float> d(0, 1);
+  std::vector<float> a(static_cast<size_t>(s.m) * s.k), b(static_cast<size_t>(s.k) * s.n), c(static_cast<size_t>(s.m) * s.n);
+  for (auto& x : a) x = d(g);
+  for (auto& x : b) x = d(g);
+  std::vector<uint16_t> a16(a.size()), b16(b.size());
+  std::transform(a.begin(), a.end(), a16.begin(), to_bf16);
+  std::transform(b.begin(), b.end(), b16.begin(), to_bf16);
+  const double flop = 2.0 * s.m * s.n * s.k;
+  nlohmann::json out = {{"gemm", s.what}, {"m", s.m}, {"n", s.n}, {"k", s.k}};
+  out["openblas_sgemm_gflops"] = flop / 1e9 / best_seconds(reps, [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 0.0f,
+                c.data(), s.n);
+  });
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  auto onednn = [&](dt in, dnnl::fpmath_mode mode) {
+    dnnl::memory::desc ad({s.m, s.k}, in, tag::ab), bd({s.k, s.n}, in, tag::ab), cd({s.m, s.n}, dt::f32, tag::ab);
+    dnnl::primitive_attr attr;
+    attr.set_fpmath_mode(mode);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, eng);
+    dnnl::matmul mm(pd);
+    void* ap = in == dt::f32 ? static_cast<void*>(a.data()) : static_cast<void*>(a16.data());
+    void* bp = in == dt::f32 ? static_cast<void*>(b.data()) : static_cast<void*>(b16.data());
+    dnnl::memory am(ad, eng, ap), bm(bd, eng, bp), cm(cd, eng, c.data());
+    const double t = best_seconds(reps, [&] {
+      mm.execute(strm, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+      strm.wait();
+    });
+    return nlohmann::json{{"gflops", flop / 1e9 / t}, {"impl", pd.impl_info_str()}};
+  };
+  out["onednn_f32"] = onednn(dt::f32, dnnl::fpmath_mode::strict);
+  out["onednn_f32_fpmath_bf16"] = onednn(dt::f32, dnnl::fpmath_mode::bf16);
+  out["onednn_bf16"] = onednn(dt::bf16, dnnl::fpmath_mode::strict);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"GEMM libraries at BERT shapes"};
+  int tokens = 1024, hidden = 768, reps = 5, threads = 1;
+  app.add_option("--tokens", tokens, "rows (tokens per step)")->check(CLI::Range(1, 1 << 16));
+  app.add_option("--hidden", hidden, "hidden size (intermediate = 4x)")->check(CLI::Range(16, 8192));
+  app.add_option("--reps", reps, "timed repetitions (best is kept)")->check(CLI::Range(1, 1000));
+  app.add_option("--threads", threads, "threads (OpenMP and OpenBLAS)")->check(CLI::Range(1, 1024));
+  CLI11_PARSE(app, argc, argv);
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  nlohmann::json j = {{"bench", "cpu_gemm"}, {"threads", threads}, {"tokens", tokens}, {"hidden", hidden},
+                      {"openblas", openblas_get_config()}, {"openblas_core", openblas_get_corename()},
+                      {"shapes", nlohmann::json::array()}};
+  for (const Shape& s : {Shape{"qkv/attention-out", tokens, hidden, hidden}, Shape{"intermediate", tokens, 4 * hidden, hidden},
+                         Shape{"output", tokens, hidden, 4 * hidden}})
+    j["shapes"].push_back(run_shape(s, reps, eng, strm));
+  std::cout << j.dump(1) << "\n";
+  return 0;
+}

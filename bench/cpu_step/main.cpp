@@ -1,0 +1,157 @@
+// cpu_step: steady-state training throughput of the CPU backend's step (BertCpu forward + backward,
+// global gradient norm + clipping, LAMB), the same work CpuBackend::step does on one rank, on the
+// padded batches of bench/trainer_throughput/bench_batches.h (the PyTorch peer reads the same batches
+// from --dump-batches). Prints one JSON object: per-step times, medians, seq/s, peak RSS.
+//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--precision bf16] [--steps 3] [--warmup 1]
+//   cpu_step ... --dump-batches F   (the batches as JSON, for bench/peers/hf_bert_cpu.py)
+#include <omp.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench/trainer_throughput/bench_batches.h"
+#include "trainer/cpu/bert_cpu.h"
+#include "trainer/cpu/gemm.h"
+#include "trainer/cpu/gemm_bf16.h"
+#include "trainer/model/config.h"
+#include "trainer/model/init.h"
+#include "trainer/model/params.h"
+#include "trainer/optim/lamb.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+// CPU time of the whole process (all threads): on a loaded machine it moves far less than wall time.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+
+int run(int argc, char** argv) {
+  CLI::App app{"CPU backend training-step throughput"};
+  std::string size = "base", dump, precision = "fp32";
+  int rows = 8, seq_len = 128, threads = 1, steps = 3, warmup = 1, nbatches = 2, vocab = 30522;
+  uint64_t seed = 1;
+  app.add_option("--size", size, "tiny | base | large")->check(CLI::IsMember({"tiny", "base", "large"}));
+  app.add_option("--rows", rows, "sequences per step (one full-length sequence per row)")->check(CLI::Range(1, 4096));
+  app.add_option("--seq-len", seq_len, "tokens per row")->check(CLI::Range(8, 512));
+  app.add_option("--threads", threads, "OpenMP threads")->check(CLI::Range(1, 1024));
+  app.add_option("--steps", steps, "timed steps")->check(CLI::Range(1, 100000));
+  app.add_option("--warmup", warmup, "untimed steps first")->check(CLI::Range(0, 1000));
+  app.add_option("--batches", nbatches, "distinct batches rotated through")->check(CLI::Range(1, 64));
+  app.add_option("--vocab", vocab, "vocabulary size")->check(CLI::Range(128, 1 << 20));
+  app.add_option("--seed", seed, "batch and weight seed");
+  app.add_option("--precision", precision, "fp32 | bf16 (the GEMMs through oneDNN, as run.precision: bf16)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
+  app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  std::vector<bert::data::Batch> batches;
+  for (int i = 0; i < nbatches; ++i)
+    batches.push_back(bert::bench::make_padded_batch(rows, seq_len, vocab, seed + static_cast<uint64_t>(i)));
+  if (!dump.empty()) {
+    nlohmann::json j = {{"mode", "padded"}, {"vocab", vocab}, {"batches", nlohmann::json::array()}};
+    for (const auto& b : batches) j["batches"].push_back(bert::bench::batch_json(b));
+    std::ofstream(dump) << j.dump();
+    return 0;
+  }
+  omp_set_num_threads(threads);
+  bert::cpu::set_blas_threads(threads);
+  if (precision == "bf16") {
+    std::string isa;
+    if (!bert::cpu::cpu_has_bf16_matmul(&isa)) {
+      std::cerr << "cpu_step: --precision bf16 needs avx512_bf16 or AMX-BF16; this CPU has " << isa << "\n";
+      return 2;
+    }
+    bert::cpu::set_matmul_precision(bert::cpu::MatmulPrecision::bf16);
+  }
+  bert::model::BertConfig cfg = bert::model::bert_config_for_size(size);
+  cfg.vocab_size = vocab;
+  const bert::model::ParamLayout layout = bert::model::make_param_layout(cfg);
+  std::vector<float> params, grads(layout.total, 0.0f);
+  bert::model::init_params(layout, seed, params);
+  bert::cpu::BertCpu model(layout);
+  bert::optim::Lamb lamb(layout, bert::optim::LambHyper{});
+  std::vector<double> step_s, fwd_bwd_s, opt_s, step_cpu_s;
+  double loss = 0;
+  for (int i = 0; i < warmup + steps; ++i) {
+    const bert::data::Batch& b = batches[static_cast<size_t>(i) % batches.size()];
+    const auto t0 = Clock::now();
+    const double c0 = process_cpu_seconds();
+    std::fill(grads.begin(), grads.end(), 0.0f);
+    const bert::model::DropoutContext d{true, seed, 0, static_cast<uint32_t>(i)};
+    loss = model.forward(b, params.data(), d).loss;
+    model.backward(params.data(), grads.data(), 1.0f);
+    const auto t1 = Clock::now();
+    const double norm = bert::optim::global_grad_norm(layout, grads.data());
+    lamb.step(params.data(), grads.data(), 1e-4, bert::optim::clip_factor(norm));
+    const auto t2 = Clock::now();
+    const double c2 = process_cpu_seconds();
+    if (i < warmup) continue;
+    step_cpu_s.push_back(c2 - c0);
+    step_s.push_back(seconds(t0, t2));
+    fwd_bwd_s.push_back(seconds(t0, t1));
+    opt_s.push_back(seconds(t1, t2));
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double med = median(step_s);
+  std::cout << nlohmann::json{{"bench", "cpu_step"},
+                              {"implementation", "ours"},
+                              {"precision", precision},
+                              {"model", size},
+                              {"rows", rows},
+                              {"seq_len", seq_len},
+                              {"threads", threads},
+                              {"steps", steps},
+                              {"warmup", warmup},
+                              {"step_s", step_s},
+                              {"fwd_bwd_s", fwd_bwd_s},
+                              {"optimizer_s", opt_s},
+                              {"step_s_median", med},
+                              {"step_cpu_s", step_cpu_s},
+                              {"step_cpu_s_median", median(step_cpu_s)},
+                              {"fwd_bwd_s_median", median(fwd_bwd_s)},
+                              {"optimizer_s_median", median(opt_s)},
+                              {"seq_per_s", rows / med},
+                              {"fwd_bwd_seq_per_s", rows / median(fwd_bwd_s)},
+                              {"peak_rss_mib", static_cast<double>(ru.ru_maxrss) / 1024.0},
+                              {"last_loss", loss}}
+                   .dump()
+            << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "cpu_step: " << e.what() << "\n";
+    return 1;
+  }
+}

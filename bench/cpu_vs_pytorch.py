@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Ours (build/cpu_step) against PyTorch CPU (bench/peers/hf_bert_cpu.py) on the same padded batches,
+run alternately in the same session (ours, peer, ours, peer, ...), each run a fresh process with its
+own warm-up steps excluded. Per configuration: the median over rounds of each run's median step time,
+as seq/s for the whole step and for forward + backward alone, the ratio ours / PyTorch, peak RSS, and
+the machine's load average around the runs. Writes one JSON (default bench/results/cpu_vs_pytorch_<UTC>.json).
+
+  bench/cpu_vs_pytorch.py --python /work/venv-torch/bin/python [--cpu-step build/cpu_step]
+        [--set default|full|tiny] [--rounds 3] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY] [--out FILE]
+
+--python: an interpreter with torch + transformers (pip install torch transformers into a venv outside
+the repo). Sets: tiny (tiny/128/16: ~1 min), default (base/128/8: ~12 min on an idle 2-core machine),
+full (base and large at seq 128 and 512: about 1.5 h at 2 cores). --precision: each configuration in fp32 and/or bf16 (ours: run.precision bf16, bf16 GEMMs through
+oneDNN; PyTorch: autocast bf16 on CPU). --also adds another cpu_step build
+(e.g. the one before a change) to the alternation, reported under NAME with its ratio to PyTorch.
+Not a CI test (CI has no torch)."""
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# (size, seq_len, rows, timed steps, warm-up steps)
+SETS = {
+    "tiny": [("tiny", 128, 16, 5, 1)],
+    "default": [("base", 128, 8, 3, 1)],
+    "full": [("base", 128, 8, 3, 1), ("base", 512, 2, 3, 1), ("large", 128, 4, 2, 1), ("large", 512, 1, 2, 1)],
+}
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
+
+
+def machine():
+    info = {"nproc": os.cpu_count(), "platform": platform.platform()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            text = f.read()
+        for line in text.splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                info["bf16"] = {k: k in flags for k in ("avx512f", "avx512_bf16", "amx_bf16", "amx_tile")}
+                break
+    except OSError:
+        pass
+    return info
+
+
+def run_json(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-2000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--python", required=True, help="interpreter with torch + transformers")
+    ap.add_argument("--cpu-step", default=os.path.join(ROOT, "build", "cpu_step"))
+    ap.add_argument("--set", default="default", choices=sorted(SETS))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--precision", default="fp32,bf16")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    peer = os.path.join(HERE, "peers", "hf_bert_cpu.py")
+    threads = [int(t) for t in args.threads.split(",")]
+    ours = {"ours": args.cpu_step}
+    for a in args.also:
+        name, _, path = a.partition("=")
+        ours[name] = path
+    versions = run_json([args.python, "-c", "import json,torch,transformers;print(json.dumps("
+                         "{'torch':torch.__version__,'transformers':transformers.__version__}))"])
+    result = {"bench": "cpu_vs_pytorch", "started_utc": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
+              "machine": machine(), "peer": versions, "rounds": args.rounds, "set": args.set, "results": []}
+    out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")
+
+    def write(complete):  # after every configuration, so a long run interrupted keeps what it measured
+        result["complete"] = complete
+        result["written_utc"] = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
+        with open(out, "w") as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for size, seq, rows, steps, warmup in SETS[args.set]:
+            batches = os.path.join(tmp, f"{size}_{seq}_{rows}.json")
+            subprocess.run([args.cpu_step, "--size", size, "--seq-len", str(seq), "--rows", str(rows),
+                            "--dump-batches", batches], check=True)
+            for t, prec in [(t, p) for p in args.precision.split(",") for t in threads]:
+                common = ["--size", size, "--threads", str(t), "--steps", str(steps), "--warmup", str(warmup)]
+                common += ["--precision", prec] if prec != "fp32" else []  # older builds (--also) know no flag
+                # builds given with --also run fp32 only (an older build may not know --precision)
+                impls = {n: b for n, b in ours.items() if n == "ours" or prec == "fp32"}
+                runs = {name: [] for name in list(impls) + ["pytorch"]}
+                load = [loadavg()]
+                for r in range(args.rounds):
+                    for name, binary in impls.items():
+                        runs[name].append(run_json([binary, "--seq-len", str(seq), "--rows", str(rows)] + common))
+                    runs["pytorch"].append(run_json([args.python, peer, "--batches", batches] + common))
+                    load.append(loadavg())
+                    print(f"{size} seq {seq} rows {rows} threads {t} {prec} round {r + 1}: " +
+                          ", ".join(f"{n} {rs[-1]['seq_per_s']:.3g} seq/s" for n, rs in runs.items()) +
+                          f", load {load[-1][0]:.2f}", file=sys.stderr, flush=True)
+                entry = {"model": size, "seq_len": seq, "rows": rows, "threads": t, "precision": prec,
+                         "steps": steps, "warmup": warmup,
+                         "loadavg_1_5_15": load}
+                for impl, rs in runs.items():
+                    step = statistics.median(x["step_s_median"] for x in rs)
+                    fb = statistics.median(x["fwd_bwd_s_median"] for x in rs)
+                    entry[impl] = {"seq_per_s": rows / step, "fwd_bwd_seq_per_s": rows / fb,
+                                   "step_s_median": step, "fwd_bwd_s_median": fb,
+                                   "optimizer_s_median": statistics.median(x["optimizer_s_median"] for x in rs),
+                                   "step_cpu_s_median": statistics.median(x.get("step_cpu_s_median", float("nan"))
+                                                                          for x in rs),
+                                   "peak_rss_mib": max(x["peak_rss_mib"] for x in rs),
+                                   "per_round_seq_per_s": [x["seq_per_s"] for x in rs]}
+                # CPU seconds per step (all threads): less sensitive to other load than wall time
+                entry["cpu_time_ratio_pytorch_over_ours"] = (entry["pytorch"]["step_cpu_s_median"] /
+                                                             entry["ours"]["step_cpu_s_median"])
+                for name in impls:
+                    suffix = "" if name == "ours" else "_" + name
+                    entry[f"ratio{suffix}_ours_over_pytorch" if not suffix else f"ratio{suffix}_over_pytorch"] = (
+                        entry[name]["seq_per_s"] / entry["pytorch"]["seq_per_s"])
+                    entry[f"fwd_bwd_ratio_ours_over_pytorch" if not suffix else f"fwd_bwd_ratio{suffix}_over_pytorch"] = (
+                        entry[name]["fwd_bwd_seq_per_s"] / entry["pytorch"]["fwd_bwd_seq_per_s"])
+                result["results"].append(entry)
+                write(False)
+                print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "rows", "threads", "precision")
+                                  or k.startswith(("ratio", "fwd_bwd_ratio", "cpu_time"))}), file=sys.stderr, flush=True)
+    write(True)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+// The optimized CPU ops against their plain references (llm.c style: the reference stays in the
+// tree next to the op): attention as GEMMs vs per-row loops, float cross entropy vs double, GELU with
+// the vectorized exp vs std::exp. Tolerances: float rounding of differently ordered sums (1e-5
+// relative over a tensor) and exp_approx's 2e-7 relative error.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "tests/unit/trainer/rel_error.h"
+#include "trainer/cpu/attention.h"
+#include "trainer/cpu/cross_entropy.h"
+#include "trainer/cpu/gelu.h"
+#include "trainer/cpu/vec_math.h"
+
+using namespace bert;
+
+namespace {
+
+std::vector<float> randn(size_t n, uint64_t seed, float sd = 1.0f) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<float> d(0.0f, sd);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("exp_approx: relative error below 2e-7 over the float range, 0 far below") {
+  double worst = 0;
+  for (float x = -87.0f; x < 88.0f; x += 0.0137f) {
+    const double ref = std::exp(static_cast<double>(x));
+    worst = std::max(worst, std::fabs(cpu::exp_approx(x) - ref) / ref);
+  }
+  CHECK(worst < 2e-7);
+  CHECK(cpu::exp_approx(0.0f) == 1.0f);
+  CHECK(cpu::exp_approx(-100.0f) == 0.0f);
+  CHECK(cpu::exp_approx(-INFINITY) == 0.0f);
+}
+
+TEST_CASE("attention as GEMMs matches the plain-loop reference (3 sequences, dropout on and off)") {
+  const int heads = 4, d = 16, hidden = heads * d, seq_len = 40;
+  const std::vector<int32_t> start = {0, 37, 50, 90}, first_flat = {0, 40, 80};
+  const int T = start.back(), S = 3;
+  const std::vector<int64_t> off = cpu::attention_prob_offsets(start.data(), S, heads);
+  const cpu::AttentionShape sh{heads, d, seq_len, start.data(), first_flat.data(), S, off.data()};
+  const auto q = randn(static_cast<size_t>(T) * hidden, 1), k = randn(static_cast<size_t>(T) * hidden, 2),
+             v = randn(static_cast<size_t>(T) * hidden, 3), dctx = randn(static_cast<size_t>(T) * hidden, 4);
+  for (float p : {0.0f, 0.1f}) {
+    CAPTURE(p);
+    const model::DropoutStream rng{11, 0, 3, model::dropout_stream_id(0, 0)};
+    const size_t np = static_cast<size_t>(off[S]), nt = static_cast<size_t>(T) * hidden;
+    std::vector<float> probs(np), probs_ref(np), ctx(nt), ctx_ref(nt);
+    std::vector<uint8_t> keep(np), keep_ref(np);
+    cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p);
+    cpu::attention_forward_ref(sh, q.data(), k.data(), v.data(), probs_ref.data(), keep_ref.data(), ctx_ref.data(),
+                               rng, p);
+    CHECK(keep == keep_ref);
+    CHECK(test::rel_error(probs, probs_ref) < 1e-5);
+    CHECK(test::rel_error(ctx, ctx_ref) < 1e-5);
+    std::vector<float> dq(nt), dk(nt), dv(nt), dq_ref(nt), dk_ref(nt), dv_ref(nt);
+    cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
+                            dk.data(), dv.data(), p);
+    cpu::attention_backward_ref(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(),
+                                dq_ref.data(), dk_ref.data(), dv_ref.data(), p);
+    CHECK(test::rel_error(dq, dq_ref) < 1e-5);
+    CHECK(test::rel_error(dk, dk_ref) < 1e-5);
+    CHECK(test::rel_error(dv, dv_ref) < 1e-5);
+  }
+}
+
+TEST_CASE("float cross entropy matches the double reference: loss, argmax, gradient (in place)") {
+  const int rows = 7, classes = 30522;
+  std::vector<float> logits = randn(static_cast<size_t>(rows) * classes, 5, 3.0f);
+  logits[3 * classes + 17] = logits[3 * classes + 4000] = 50.0f;  // a tie: the first maximum wins
+  const std::vector<int32_t> labels = {0, 5, 30521, 17, 4000, 123, 9};
+  const auto ref_loss = cpu::cross_entropy_ref(logits.data(), labels.data(), rows, classes, 0.0f, nullptr);
+  const auto fwd = cpu::cross_entropy(logits.data(), labels.data(), rows, classes, 0.0f, nullptr);
+  CHECK(fwd.loss_sum == doctest::Approx(ref_loss.loss_sum).epsilon(1e-6));
+  CHECK(fwd.correct == ref_loss.correct);
+  CHECK(fwd.correct == 1);
+  std::vector<float> g_ref(logits.size()), g = logits;
+  cpu::cross_entropy_ref(logits.data(), labels.data(), rows, classes, 0.25f, g_ref.data());
+  const auto bwd = cpu::cross_entropy(g.data(), labels.data(), rows, classes, 0.25f, g.data());
+  CHECK(bwd.loss_sum == doctest::Approx(ref_loss.loss_sum).epsilon(1e-6));
+  CHECK(test::rel_error(g, g_ref) < 1e-6);
+}
+
+TEST_CASE("vectorized GELU matches the std::exp reference, forward and backward") {
+  const size_t n = 10007;  // not a multiple of the block or the vector width
+  std::vector<float> x = randn(n, 6, 4.0f);
+  x[0] = 30.0f, x[1] = -30.0f, x[2] = 0.0f;
+  const auto dy = randn(n, 7);
+  std::vector<float> y(n), y_ref(n), dx(n), dx_ref(n);
+  cpu::gelu_forward(x.data(), y.data(), n);
+  cpu::gelu_forward_ref(x.data(), y_ref.data(), n);
+  cpu::gelu_backward(x.data(), dy.data(), dx.data(), n);
+  cpu::gelu_backward_ref(x.data(), dy.data(), dx_ref.data(), n);
+  double worst_y = 0, worst_dx = 0;
+  for (size_t i = 0; i < n; ++i) {
+    worst_y = std::max(worst_y, static_cast<double>(std::fabs(y[i] - y_ref[i]) / std::max(1.0f, std::fabs(y_ref[i]))));
+    worst_dx = std::max(worst_dx, static_cast<double>(std::fabs(dx[i] - dx_ref[i]) / std::max(1.0f, std::fabs(dx_ref[i]))));
+  }
+  CHECK(worst_y < 1e-6);
+  CHECK(worst_dx < 1e-6);
+  CHECK(y[1] == 0.0f);
+  CHECK(y[0] == 30.0f);
+}

@@ -1,0 +1,103 @@
+// bf16 GEMM (oneDNN) against the fp32 plain-loop reference, and the bf16 model step against the
+// PyTorch float64 fixtures. Tolerances from bf16's 8-bit mantissa (relative rounding 2^-9 ≈ 2e-3 per
+// operand): a product of rounded operands is off by ~4e-3 relative per term, and a dot product of
+// k random-sign terms by about that relative to its norm, so 1e-2 relative over a tensor. Skipped
+// (with a message) on a CPU without bf16 matrix instructions.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/unit/trainer/h5_fixture.h"
+#include "tests/unit/trainer/rel_error.h"
+#include "trainer/cpu/bert_cpu.h"
+#include "trainer/cpu/gemm.h"
+#include "trainer/cpu/gemm_bf16.h"
+
+using namespace bert;
+
+namespace {
+
+bool have_bf16() {
+  std::string isa;
+  const bool ok = cpu::cpu_has_bf16_matmul(&isa);
+  if (!ok) MESSAGE("skipped: this CPU has " << isa);
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("to_bf16 rounds to nearest even and keeps NaN") {
+  const float x[] = {1.0f, 1.00390625f /* halfway: even → 1 */, 1.01171875f /* halfway: even → 1.015625 */,
+                     -2.5f, NAN, INFINITY};
+  uint16_t y[6];
+  cpu::to_bf16(x, y, 6);
+  CHECK(y[0] == 0x3f80);
+  CHECK(y[1] == 0x3f80);
+  CHECK(y[2] == 0x3f82);
+  CHECK(y[3] == 0xc020);
+  CHECK((y[4] & 0x7f80) == 0x7f80);
+  CHECK((y[4] & 0x7f) != 0);
+  CHECK(y[5] == 0x7f80);
+}
+
+TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose, alpha and beta") {
+  if (!have_bf16()) return;
+  const int m = 37, n = 70, k = 300;
+  std::mt19937 g(3);
+  std::normal_distribution<float> d(0, 1);
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (float beta : {0.0f, 1.0f}) {
+        CAPTURE(ta);
+        CAPTURE(tb);
+        CAPTURE(beta);
+        const int lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 5, ldc = n + 2;  // padded leading dimensions
+        std::vector<float> a(static_cast<size_t>(ta ? k : m) * lda), b(static_cast<size_t>(tb ? n : k) * ldb),
+            c0(static_cast<size_t>(m) * ldc);
+        for (std::vector<float>* v : {&a, &b, &c0})
+          for (auto& x : *v) x = d(g);
+        std::vector<float> c = c0, c_ref = c0;
+        cpu::gemm_bf16(ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+        cpu::gemm_ref(ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, beta, c_ref.data(), ldc);
+        CHECK(test::rel_error(c, c_ref) < 1e-2);
+        CHECK(test::rel_error(c, c_ref) > 1e-5);  // it did round to bf16
+        for (int i = 0; i < m; ++i)   // the padding of C is untouched
+          for (int j = n; j < ldc; ++j) CHECK(c[static_cast<size_t>(i) * ldc + j] == c0[static_cast<size_t>(i) * ldc + j]);
+      }
+}
+
+TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and gradients 5e-2 relative") {
+  if (!have_bf16()) return;
+  for (const char* file : {"bert_tiny_padded.h5", "bert_tiny_packed.h5"}) {
+    CAPTURE(file);
+    test::H5File f(test::reference_path(file));
+    const model::ParamLayout layout = model::make_param_layout(test::fixture_config(f));
+    const data::Batch batch = test::fixture_batch(f);
+    const std::vector<float> params = test::fixture_flat(f, layout, "/weights");
+    cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
+    cpu::BertCpu model(layout);
+    const model::StepStats st = model.forward(batch, params.data(), model::DropoutContext{});
+    CHECK(st.loss == doctest::Approx(f.scalar<double>("/out/loss")).epsilon(1e-2));
+    CHECK(test::rel_error(model.mlm_logits().data(), f.read<double>("/out/mlm_logits")) < 5e-2);
+    std::vector<float> grads(layout.total, 0.0f);
+    model.backward(params.data(), grads.data(), 1.0f);
+    cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
+    double worst = 0;
+    std::string worst_name;
+    for (const auto& t : layout.tensors) {
+      const std::vector<double> ref = f.read<double>("/grad/" + t.name);
+      double den = 0;
+      for (double r : ref) den += r * r;
+      if (std::sqrt(den) < 1e-6) continue;  // zero in theory (attention key biases): rounding noise only
+      const double err = test::rel_error(grads.data() + t.offset, ref);
+      if (err > worst) worst = err, worst_name = t.name;
+    }
+    INFO("worst gradient " << worst_name << ": " << worst);
+    CHECK(worst < 5e-2);
+    MESSAGE(std::string(file) << ": bf16 loss " << st.loss << " vs " << f.scalar<double>("/out/loss") << ", worst gradient "
+                 << worst_name << " " << worst);
+  }
+}
