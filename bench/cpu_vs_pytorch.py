@@ -5,11 +5,10 @@ own warm-up steps excluded. Per configuration: the median over rounds of each ru
 as seq/s for the whole step and for forward + backward alone, the ratio ours / PyTorch, peak RSS, and
 the machine's load average around the runs. Writes one JSON (default bench/results/cpu_vs_pytorch_<UTC>.json).
 
-  bench/cpu_vs_pytorch.py --python /work/venv-torch/bin/python [--cpu-step build/cpu_step]
+  bench/cpu_vs_pytorch.py [--python .venv-bench/bin/python3] [--cpu-step build/cpu_step]
         [--set default|full|tiny] [--rounds 3] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY] [--out FILE]
 
---python: an interpreter with torch + transformers (pip install torch transformers into a venv outside
-the repo). Sets: tiny (tiny/128/16: ~1 min), default (base/128/8: ~12 min on an idle 2-core machine),
+--python: an interpreter with torch + transformers (default .venv-bench/, made by scripts/setup --bench). Sets: tiny (tiny/128/16: ~1 min), default (base/128/8: ~12 min on an idle 2-core machine),
 full (base and large at seq 128 and 512: about 1.5 h at 2 cores). --precision: each configuration in fp32 and/or bf16 (ours: run.precision bf16, bf16 GEMMs through
 oneDNN; PyTorch: autocast bf16 on CPU). --also adds another cpu_step build
 (e.g. the one before a change) to the alternation, reported under NAME with its ratio to PyTorch.
@@ -66,7 +65,8 @@ def run_json(cmd):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--python", required=True, help="interpreter with torch + transformers")
+    ap.add_argument("--python", default=".venv-bench/bin/python3",
+                    help="interpreter with torch + transformers (default: scripts/setup --bench's .venv-bench)")
     ap.add_argument("--cpu-step", default=os.path.join(ROOT, "build", "cpu_step"))
     ap.add_argument("--set", default="default", choices=sorted(SETS))
     ap.add_argument("--rounds", type=int, default=3)
