@@ -5,7 +5,7 @@
 
 namespace bert::harness {
 
-// Throws UserError (field `field`) for a list that is not "N", "N-M" items separated by commas.
+// Parsed by binding::parse_list; throws UserError (field `field`) for an empty list or one it rejects.
 std::string list_to_hex_mask(const std::string& list, const std::string& field);
 
 }  // namespace bert::harness
