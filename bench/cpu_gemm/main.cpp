@@ -40,9 +40,12 @@ uint16_t to_bf16(float x) {
   return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
 
+// C[m,n] = op(A)·op(B); ta/tb: A stored [k,m] / B stored [n,k] (the backward's forms: a dense layer's
+// data gradient dy·Wᵀ is NT, its weight gradient xᵀ·dy is TN).
 struct Shape {
   const char* what;
   int m, n, k;
+  bool ta = false, tb = false;
 };
 
 nlohmann::json run_shape(const Shape& s, int reps, dnnl::engine& eng, dnnl::stream& strm) {
@@ -55,15 +58,16 @@ nlohmann::json run_shape(const Shape& s, int reps, dnnl::engine& eng, dnnl::stre
   std::transform(a.begin(), a.end(), a16.begin(), to_bf16);
   std::transform(b.begin(), b.end(), b16.begin(), to_bf16);
   const double flop = 2.0 * s.m * s.n * s.k;
-  nlohmann::json out = {{"gemm", s.what}, {"m", s.m}, {"n", s.n}, {"k", s.k}};
+  nlohmann::json out = {{"gemm", s.what}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"ta", s.ta}, {"tb", s.tb}};
   out["openblas_sgemm_gflops"] = flop / 1e9 / best_seconds(reps, [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 0.0f,
-                c.data(), s.n);
+    cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.m, s.n, s.k,
+                1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f, c.data(), s.n);
   });
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   auto onednn = [&](dt in, dnnl::fpmath_mode mode) {
-    dnnl::memory::desc ad({s.m, s.k}, in, tag::ab), bd({s.k, s.n}, in, tag::ab), cd({s.m, s.n}, dt::f32, tag::ab);
+    dnnl::memory::desc ad({s.m, s.k}, in, s.ta ? tag::ba : tag::ab), bd({s.k, s.n}, in, s.tb ? tag::ba : tag::ab),
+        cd({s.m, s.n}, dt::f32, tag::ab);
     dnnl::primitive_attr attr;
     attr.set_fpmath_mode(mode);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, eng);
@@ -100,9 +104,14 @@ int main(int argc, char** argv) {
   nlohmann::json j = {{"bench", "cpu_gemm"}, {"threads", threads}, {"tokens", tokens}, {"hidden", hidden},
                       {"openblas", openblas_get_config()}, {"openblas_core", openblas_get_corename()},
                       {"shapes", nlohmann::json::array()}};
-  for (const Shape& s : {Shape{"qkv/attention-out", tokens, hidden, hidden}, Shape{"intermediate", tokens, 4 * hidden, hidden},
-                         Shape{"output", tokens, hidden, 4 * hidden}})
-    j["shapes"].push_back(run_shape(s, reps, eng, strm));
+  const int h = hidden, i4 = 4 * hidden;
+  const Shape shapes[] = {
+      {"qkv/attention-out", tokens, h, h},          {"intermediate", tokens, i4, h},
+      {"output", tokens, h, i4},                    {"qkv/attention-out dx", tokens, h, h, false, true},
+      {"intermediate dx", tokens, h, i4, false, true}, {"output dx", tokens, i4, h, false, true},
+      {"qkv/attention-out dW", h, h, tokens, true}, {"intermediate dW", h, i4, tokens, true},
+      {"output dW", i4, h, tokens, true}};
+  for (const Shape& s : shapes) j["shapes"].push_back(run_shape(s, reps, eng, strm));
   std::cout << j.dump(1) << "\n";
   return 0;
 }
