@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Ours (build/cpu_step) against PyTorch CPU (bench/peers/hf_bert_cpu.py) on the same padded batches,
+"""Ours (build/cpu_step) against PyTorch CPU (bench/peers/hf_bert_cpu.py) on the same sequences,
 run alternately in the same session (ours, peer, ours, peer, ...), each run a fresh process with its
-own warm-up steps excluded. Per configuration: the median over rounds of each run's median step time,
-as seq/s for the whole step and for forward + backward alone, the ratio ours / PyTorch, peak RSS, and
+own warm-up steps excluded. Two kinds of batch (the `mode` of each configuration):
+  dense:  one full-length sequence per row, every token real, the same rows for both;
+  packed: MLPerf-like sequence lengths (mean ~254 of 512: half of a padded row is padding), ours
+          packed up to 3 per row as our trainer runs packed data, PyTorch one per padded row with an
+          attention mask as MLPerf's reference does. The same sequences per step for both.
+Throughput is sequences/s either way. Per configuration: the median over rounds of each run's median
+sequences/s for the whole step and for forward + backward alone, CPU seconds per sequence (all
+threads; steadier than wall time on a shared machine), the ratios ours / PyTorch, peak RSS, and
 the machine's load average around the runs. Writes one JSON (default bench/results/cpu_vs_pytorch_<UTC>.json).
 
   bench/cpu_vs_pytorch.py [--python .venv-bench/bin/python3] [--cpu-step build/cpu_step]
-        [--set default|full|tiny] [--rounds 3] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY] [--out FILE]
+        [--set default|full|matrix|tiny] [--rounds 3] [--steps N --warmup N] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY] [--out FILE]
 
 --python: an interpreter with torch + transformers (default .venv-bench/, made by scripts/setup --bench). Sets: tiny (tiny/128/16: ~1 min), default (base/128/8: ~12 min on an idle 2-core machine),
-full (base and large at seq 128 and 512: about 1.5 h at 2 cores). --precision: each configuration in fp32 and/or bf16 (ours: run.precision bf16, bf16 GEMMs through
+full (base and large at seq 128 and 512: about 1.5 h at 2 cores), matrix (full's dense configurations
+with fewer steps plus seq 512 packed for base and Large; ~25 min per round at 2 cores). --precision: each configuration in fp32 and/or bf16 (ours: run.precision bf16, bf16 GEMMs through
 oneDNN; PyTorch: autocast bf16 on CPU). --also adds another cpu_step build
 (e.g. the one before a change) to the alternation, reported under NAME with its ratio to PyTorch.
 Not a CI test (CI has no torch)."""
@@ -26,11 +33,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-# (size, seq_len, rows, timed steps, warm-up steps)
+# (size, seq_len, rows, timed steps, warm-up steps, mode)
 SETS = {
-    "tiny": [("tiny", 128, 16, 5, 1)],
-    "default": [("base", 128, 8, 3, 1)],
-    "full": [("base", 128, 8, 3, 1), ("base", 512, 2, 3, 1), ("large", 128, 4, 2, 1), ("large", 512, 1, 2, 1)],
+    "tiny": [("tiny", 128, 16, 5, 1, "dense")],
+    "default": [("base", 128, 8, 3, 1, "dense")],
+    "full": [("base", 128, 8, 3, 1, "dense"), ("base", 512, 2, 3, 1, "dense"), ("large", 128, 4, 2, 1, "dense"),
+             ("large", 512, 1, 2, 1, "dense")],
+    "matrix": [("base", 128, 8, 2, 1, "dense"), ("base", 512, 2, 2, 1, "dense"), ("base", 512, 2, 2, 1, "packed"),
+               ("large", 128, 4, 2, 1, "dense"), ("large", 512, 1, 2, 1, "dense"), ("large", 512, 1, 2, 1, "packed")],
 }
 
 
@@ -70,6 +80,8 @@ def main():
     ap.add_argument("--cpu-step", default=os.path.join(ROOT, "build", "cpu_step"))
     ap.add_argument("--set", default="default", choices=sorted(SETS))
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--steps", type=int, help="timed steps per run (default: the set's)")
+    ap.add_argument("--warmup", type=int, help="warm-up steps per run (default: the set's)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--precision", default="fp32,bf16")
     ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH")
@@ -84,7 +96,8 @@ def main():
     versions = run_json([args.python, "-c", "import json,torch,transformers;print(json.dumps("
                          "{'torch':torch.__version__,'transformers':transformers.__version__}))"])
     result = {"bench": "cpu_vs_pytorch", "started_utc": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
-              "machine": machine(), "peer": versions, "rounds": args.rounds, "set": args.set, "results": []}
+              "machine": machine(), "peer": versions, "rounds": args.rounds, "set": args.set,
+              "steps_override": args.steps, "warmup_override": args.warmup, "results": []}
     out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")
 
     def write(complete):  # after every configuration, so a long run interrupted keeps what it measured
@@ -95,41 +108,53 @@ def main():
             f.write("\n")
 
     with tempfile.TemporaryDirectory() as tmp:
-        for size, seq, rows, steps, warmup in SETS[args.set]:
-            batches = os.path.join(tmp, f"{size}_{seq}_{rows}.json")
+        for size, seq, rows, steps, warmup, mode in SETS[args.set]:
+            steps = args.steps or steps
+            warmup = warmup if args.warmup is None else args.warmup
+            batches = os.path.join(tmp, f"{size}_{seq}_{rows}_{mode}.json")
+            mode_arg = ["--mode", mode] if mode != "dense" else []  # older builds (--also) know no --mode
             subprocess.run([args.cpu_step, "--size", size, "--seq-len", str(seq), "--rows", str(rows),
-                            "--dump-batches", batches], check=True)
+                            "--dump-batches", batches] + mode_arg, check=True)
             for t, prec in [(t, p) for p in args.precision.split(",") for t in threads]:
                 common = ["--size", size, "--threads", str(t), "--steps", str(steps), "--warmup", str(warmup)]
                 common += ["--precision", prec] if prec != "fp32" else []  # older builds (--also) know no flag
                 # builds given with --also run fp32 only (an older build may not know --precision)
-                impls = {n: b for n, b in ours.items() if n == "ours" or prec == "fp32"}
+                impls = {n: b for n, b in ours.items() if n == "ours" or (prec == "fp32" and mode == "dense")}
                 runs = {name: [] for name in list(impls) + ["pytorch"]}
                 load = [loadavg()]
                 for r in range(args.rounds):
                     for name, binary in impls.items():
-                        runs[name].append(run_json([binary, "--seq-len", str(seq), "--rows", str(rows)] + common))
+                        runs[name].append(run_json([binary, "--seq-len", str(seq), "--rows", str(rows)] + common +
+                                                   (mode_arg if name == "ours" else [])))
                     runs["pytorch"].append(run_json([args.python, peer, "--batches", batches] + common))
                     load.append(loadavg())
-                    print(f"{size} seq {seq} rows {rows} threads {t} {prec} round {r + 1}: " +
+                    print(f"{size} seq {seq} {mode} rows {rows} threads {t} {prec} round {r + 1}: " +
                           ", ".join(f"{n} {rs[-1]['seq_per_s']:.3g} seq/s" for n, rs in runs.items()) +
                           f", load {load[-1][0]:.2f}", file=sys.stderr, flush=True)
-                entry = {"model": size, "seq_len": seq, "rows": rows, "threads": t, "precision": prec,
+                entry = {"model": size, "seq_len": seq, "mode": mode, "rows": rows, "threads": t, "precision": prec,
                          "steps": steps, "warmup": warmup,
                          "loadavg_1_5_15": load}
                 for impl, rs in runs.items():
                     step = statistics.median(x["step_s_median"] for x in rs)
                     fb = statistics.median(x["fwd_bwd_s_median"] for x in rs)
-                    entry[impl] = {"seq_per_s": rows / step, "fwd_bwd_seq_per_s": rows / fb,
+                    seqs = [x.get("sequences", [rows] * len(x["step_s"])) for x in rs]  # older builds: rows
+                    entry[impl] = {"seq_per_s": statistics.median(x["seq_per_s"] for x in rs),
+                                   "fwd_bwd_seq_per_s": statistics.median(x["fwd_bwd_seq_per_s"] for x in rs),
+                                   "sequences_per_step": seqs[0],
+                                   "cpu_s_per_sequence": statistics.median(
+                                       sum(x["step_cpu_s"]) / sum(n) for x, n in zip(rs, seqs)),
                                    "step_s_median": step, "fwd_bwd_s_median": fb,
                                    "optimizer_s_median": statistics.median(x["optimizer_s_median"] for x in rs),
                                    "step_cpu_s_median": statistics.median(x.get("step_cpu_s_median", float("nan"))
                                                                           for x in rs),
                                    "peak_rss_mib": max(x["peak_rss_mib"] for x in rs),
                                    "per_round_seq_per_s": [x["seq_per_s"] for x in rs]}
-                # CPU seconds per step (all threads): less sensitive to other load than wall time
-                entry["cpu_time_ratio_pytorch_over_ours"] = (entry["pytorch"]["step_cpu_s_median"] /
-                                                             entry["ours"]["step_cpu_s_median"])
+                if "real_tokens" in runs["ours"][0]:
+                    entry["real_tokens_per_step"] = runs["ours"][0]["real_tokens"]
+                    entry["padded_tokens_per_step_pytorch"] = [n * seq for n in entry["pytorch"]["sequences_per_step"]]
+                # CPU seconds per sequence (all threads): less sensitive to other load than wall time
+                entry["cpu_time_ratio_pytorch_over_ours"] = (entry["pytorch"]["cpu_s_per_sequence"] /
+                                                             entry["ours"]["cpu_s_per_sequence"])
                 for name in impls:
                     suffix = "" if name == "ours" else "_" + name
                     entry[f"ratio{suffix}_ours_over_pytorch" if not suffix else f"ratio{suffix}_over_pytorch"] = (
@@ -138,7 +163,7 @@ def main():
                         entry[name]["fwd_bwd_seq_per_s"] / entry["pytorch"]["fwd_bwd_seq_per_s"])
                 result["results"].append(entry)
                 write(False)
-                print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "rows", "threads", "precision")
+                print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "mode", "rows", "threads", "precision")
                                   or k.startswith(("ratio", "fwd_bwd_ratio", "cpu_time"))}), file=sys.stderr, flush=True)
     write(True)
     print(out)

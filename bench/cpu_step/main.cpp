@@ -1,8 +1,12 @@
 // cpu_step: steady-state training throughput of the CPU backend's step (BertCpu forward + backward,
 // global gradient norm + clipping, LAMB), the same work CpuBackend::step does on one rank, on the
-// padded batches of bench/trainer_throughput/bench_batches.h (the PyTorch peer reads the same batches
-// from --dump-batches). Prints one JSON object: per-step times, medians, seq/s, peak RSS.
-//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--precision bf16] [--steps 3] [--warmup 1]
+// batches of bench/trainer_throughput/bench_batches.h (the PyTorch peer reads the same sequences from
+// --dump-batches). Prints one JSON object: per-step times, medians, sequences/s, peak RSS.
+//   --mode dense:  one full-length sequence per row (every token real), the same rows for the peer
+//   --mode packed: MLPerf-like lengths (mean ~254 at seq 512) packed up to 3 per row, as our trainer
+//                  runs packed data; the dump holds the same sequences one per padded row, as MLPerf's
+//                  reference (and the peer) runs them. Throughput is sequences/s either way.
+//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--mode packed] [--precision bf16] [--steps 3] [--warmup 1]
 //   cpu_step ... --dump-batches F   (the batches as JSON, for bench/peers/hf_bert_cpu.py)
 #include <omp.h>
 #include <sys/resource.h>
@@ -49,11 +53,13 @@ double median(std::vector<double> v) {
 
 int run(int argc, char** argv) {
   CLI::App app{"CPU backend training-step throughput"};
-  std::string size = "base", dump, precision = "fp32";
+  std::string size = "base", dump, precision = "fp32", mode = "dense";
   int rows = 8, seq_len = 128, threads = 1, steps = 3, warmup = 1, nbatches = 2, vocab = 30522;
   uint64_t seed = 1;
   app.add_option("--size", size, "tiny | base | large")->check(CLI::IsMember({"tiny", "base", "large"}));
-  app.add_option("--rows", rows, "sequences per step (one full-length sequence per row)")->check(CLI::Range(1, 4096));
+  app.add_option("--mode", mode, "dense (full-length rows) | packed (MLPerf-like lengths, packed rows)")
+      ->check(CLI::IsMember({"dense", "packed"}));
+  app.add_option("--rows", rows, "rows per step (dense: one full-length sequence each; packed: packs)")->check(CLI::Range(1, 4096));
   app.add_option("--seq-len", seq_len, "tokens per row")->check(CLI::Range(8, 512));
   app.add_option("--threads", threads, "OpenMP threads")->check(CLI::Range(1, 1024));
   app.add_option("--steps", steps, "timed steps")->check(CLI::Range(1, 100000));
@@ -70,11 +76,14 @@ int run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   std::vector<bert::data::Batch> batches;
-  for (int i = 0; i < nbatches; ++i)
-    batches.push_back(bert::bench::make_padded_batch(rows, seq_len, vocab, seed + static_cast<uint64_t>(i)));
+  for (int i = 0; i < nbatches; ++i) {
+    const uint64_t s = seed + static_cast<uint64_t>(i);
+    batches.push_back(mode == "packed" ? bert::bench::make_packed_batch(rows, seq_len, vocab, s)
+                                       : bert::bench::make_padded_batch(rows, seq_len, vocab, s));
+  }
   if (!dump.empty()) {
-    nlohmann::json j = {{"mode", "padded"}, {"vocab", vocab}, {"batches", nlohmann::json::array()}};
-    for (const auto& b : batches) j["batches"].push_back(bert::bench::batch_json(b));
+    nlohmann::json j = {{"mode", mode}, {"vocab", vocab}, {"batches", nlohmann::json::array()}};
+    for (const auto& b : batches) j["batches"].push_back(bert::bench::batch_json(bert::bench::padded_rows_of(b)));
     std::ofstream(dump) << j.dump();
     return 0;
   }
@@ -95,7 +104,7 @@ int run(int argc, char** argv) {
   bert::model::init_params(layout, seed, params);
   bert::cpu::BertCpu model(layout);
   bert::optim::Lamb lamb(layout, bert::optim::LambHyper{});
-  std::vector<double> step_s, fwd_bwd_s, opt_s, step_cpu_s;
+  std::vector<double> step_s, fwd_bwd_s, opt_s, step_cpu_s, seqs, seq_per_s, fwd_bwd_seq_per_s, tokens;
   double loss = 0;
   for (int i = 0; i < warmup + steps; ++i) {
     const bert::data::Batch& b = batches[static_cast<size_t>(i) % batches.size()];
@@ -112,6 +121,10 @@ int run(int argc, char** argv) {
     const double c2 = process_cpu_seconds();
     if (i < warmup) continue;
     step_cpu_s.push_back(c2 - c0);
+    seqs.push_back(b.num_sequences);
+    tokens.push_back(static_cast<double>(bert::bench::real_tokens(b)));
+    seq_per_s.push_back(b.num_sequences / seconds(t0, t2));
+    fwd_bwd_seq_per_s.push_back(b.num_sequences / seconds(t0, t1));
     step_s.push_back(seconds(t0, t2));
     fwd_bwd_s.push_back(seconds(t0, t1));
     opt_s.push_back(seconds(t1, t2));
@@ -123,7 +136,10 @@ int run(int argc, char** argv) {
                               {"implementation", "ours"},
                               {"precision", precision},
                               {"model", size},
+                              {"mode", mode},
                               {"rows", rows},
+                              {"sequences", seqs},
+                              {"real_tokens", tokens},
                               {"seq_len", seq_len},
                               {"threads", threads},
                               {"steps", steps},
@@ -136,8 +152,8 @@ int run(int argc, char** argv) {
                               {"step_cpu_s_median", median(step_cpu_s)},
                               {"fwd_bwd_s_median", median(fwd_bwd_s)},
                               {"optimizer_s_median", median(opt_s)},
-                              {"seq_per_s", rows / med},
-                              {"fwd_bwd_seq_per_s", rows / median(fwd_bwd_s)},
+                              {"seq_per_s", median(seq_per_s)},
+                              {"fwd_bwd_seq_per_s", median(fwd_bwd_seq_per_s)},
                               {"peak_rss_mib", static_cast<double>(ru.ru_maxrss) / 1024.0},
                               {"last_loss", loss}}
                    .dump()

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""PyTorch CPU peer of bench/cpu_step: transformers' BertForPreTraining on the same padded
-batches (written by `cpu_step --dump-batches FILE`), dropout 0.1, the same masked positions, one
+"""PyTorch CPU peer of bench/cpu_step: transformers' BertForPreTraining on the same sequences, one per
+padded row with an attention mask as MLPerf's reference runs them (written by `cpu_step --dump-batches FILE`;
+with cpu_step --mode packed ours runs them packed), dropout 0.1, the same masked positions, one
 training step = forward + backward + clip_grad_norm_(1.0) + AdamW(fused=True). fp32, or with
 --precision bf16 the forward under torch.autocast("cpu", bfloat16) (oneDNN bf16/AMX GEMMs, fp32 weights
 and optimizer: the same split as ours).
@@ -73,6 +74,7 @@ def main():
     ce = torch.nn.functional.cross_entropy
     batches = [to_tensors(torch, b) for b in dump["batches"]]
     step_s, fwd_bwd_s, opt_s, step_cpu_s, loss = [], [], [], [], float("nan")
+    seqs, seq_per_s, fwd_bwd_seq_per_s = [], [], []
     for i in range(args.warmup + args.steps):
         b = batches[i % len(batches)]
         t0, c0 = time.perf_counter(), time.process_time()
@@ -90,19 +92,25 @@ def main():
         t2, c2 = time.perf_counter(), time.process_time()
         loss = float(loss_t.detach())
         if i >= args.warmup:
+            n = dump["batches"][i % len(batches)]["rows"]  # one sequence per row
+            seqs.append(n)
+            seq_per_s.append(n / (t2 - t0))
+            fwd_bwd_seq_per_s.append(n / (t1 - t0))
             step_s.append(t2 - t0)
             step_cpu_s.append(c2 - c0)
             fwd_bwd_s.append(t1 - t0)
             opt_s.append(t2 - t1)
     rows = dump["batches"][0]["rows"]
     med = statistics.median(step_s)
+    real_tokens = [sum(b["seq_lengths"]) for b in dump["batches"]]
     print(json.dumps({
         "bench": "cpu_step", "implementation": "pytorch", "precision": args.precision, "model": args.size, "rows": rows,
+        "real_tokens_per_batch": real_tokens,
         "seq_len": dump["batches"][0]["seq_len"], "threads": args.threads, "steps": args.steps,
         "warmup": args.warmup, "step_s": step_s, "fwd_bwd_s": fwd_bwd_s, "optimizer_s": opt_s,
         "step_s_median": med, "step_cpu_s": step_cpu_s, "step_cpu_s_median": statistics.median(step_cpu_s), "fwd_bwd_s_median": statistics.median(fwd_bwd_s),
-        "optimizer_s_median": statistics.median(opt_s), "seq_per_s": rows / med,
-        "fwd_bwd_seq_per_s": rows / statistics.median(fwd_bwd_s),
+        "optimizer_s_median": statistics.median(opt_s), "sequences": seqs,
+        "seq_per_s": statistics.median(seq_per_s), "fwd_bwd_seq_per_s": statistics.median(fwd_bwd_seq_per_s),
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, "last_loss": loss,
         "torch": torch.__version__, "transformers": transformers.__version__,
         "attention": model.config._attn_implementation, "optimizer": "AdamW(fused)",

@@ -108,6 +108,34 @@ data::Batch make_packed_batch(int rows, int seq_len, int vocab, uint64_t seed) {
   return b;
 }
 
+data::Batch padded_rows_of(const data::Batch& b) {
+  data::Batch p = empty_batch(b.num_sequences, b.seq_len);
+  std::vector<int32_t> flat_to_padded(static_cast<size_t>(b.rows) * b.seq_len, -1);
+  for (int s = 0; s < b.num_sequences; ++s) {
+    const int from = b.seq_first_token[static_cast<size_t>(s)], len = b.seq_lengths[static_cast<size_t>(s)];
+    const int at = s * b.seq_len;
+    for (int i = 0; i < len; ++i) {
+      p.input_ids[static_cast<size_t>(at + i)] = b.input_ids[static_cast<size_t>(from + i)];
+      p.segment_ids[static_cast<size_t>(at + i)] = b.segment_ids[static_cast<size_t>(from + i)];
+      p.input_mask[static_cast<size_t>(at + i)] = 1;
+      p.position_ids[static_cast<size_t>(at + i)] = b.position_ids[static_cast<size_t>(from + i)];
+      flat_to_padded[static_cast<size_t>(from + i)] = at + i;
+    }
+    p.num_sequences++;
+    p.seq_row.push_back(s);
+    p.seq_first_token.push_back(at);
+    p.seq_lengths.push_back(len);
+    p.nsp_labels.push_back(b.nsp_labels[static_cast<size_t>(s)]);
+  }
+  for (int m = 0; m < b.num_masked(); ++m) {
+    p.mlm_token_index.push_back(flat_to_padded[static_cast<size_t>(b.mlm_token_index[static_cast<size_t>(m)])]);
+    p.mlm_label_ids.push_back(b.mlm_label_ids[static_cast<size_t>(m)]);
+    p.mlm_sequence.push_back(b.mlm_sequence[static_cast<size_t>(m)]);
+  }
+  finish_cu_seqlens(p);
+  return p;
+}
+
 nlohmann::json batch_json(const data::Batch& b) {
   return {{"rows", b.rows},
           {"seq_len", b.seq_len},

@@ -18,6 +18,10 @@ namespace bert::bench {
 data::Batch make_padded_batch(int rows, int seq_len, int vocab, uint64_t seed);
 data::Batch make_packed_batch(int rows, int seq_len, int vocab, uint64_t seed);
 
+// The same sequences as `b` (packed or not), one per row of b.seq_len tokens from the row's start,
+// padded: how a trainer without packing (MLPerf's reference, the PyTorch peer) runs them.
+data::Batch padded_rows_of(const data::Batch& b);
+
 // Real tokens, and Σ len² over sequences (attention work), of a batch.
 int64_t real_tokens(const data::Batch& b);
 int64_t sum_len_squared(const data::Batch& b);
