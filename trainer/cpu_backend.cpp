@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "trainer/cpu/bert_cpu.h"
+#include "trainer/cpu/bf16_weights.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/optim/lamb.h"
 #include "trainer/optim/schedule.h"
@@ -30,7 +31,10 @@ class CpuBackend final : public TrainBackend {
     cpu::set_matmul_precision(cfg_.precision == "bf16" ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32);
   }
 
-  void set_params(const std::vector<float>& params) override { params_ = params; }
+  void set_params(const std::vector<float>& params) override {
+    params_ = params;
+    if (cfg_.precision == "bf16") params16_.refresh(params_.data(), params_.size());
+  }
 
   bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) override {
     const int ga = cfg_.gradient_accumulation_steps;
@@ -72,7 +76,7 @@ class CpuBackend final : public TrainBackend {
     out.stop = stats[2] > 0;
     out.has_loss = true;
     if (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm)) return true;  // caller stops; no update
-    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor);
+    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor, params16_.data());
     return true;
   }
 
@@ -100,6 +104,7 @@ class CpuBackend final : public TrainBackend {
   const RunConfig& cfg_;
   const model::ParamLayout& layout_;
   std::vector<float> params_, grads_;
+  cpu::Bf16Weights params16_;  // bf16 runs: the weights' bf16 copy, rounded by LAMB once per step
   cpu::BertCpu model_;
   optim::Lamb lamb_;
   optim::LrSchedule sched_;

@@ -2,6 +2,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -22,12 +23,23 @@ dnnl::engine& engine() {
 
 BERT_CPU_CLONES void to_bf16_block(const float* x, uint16_t* y, size_t n) {
 #pragma omp simd
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t u;
-    std::memcpy(&u, &x[i], 4);
-    const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
-    y[i] = static_cast<uint16_t>(nan ? (u >> 16) | 0x40u : (u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-  }
+  for (size_t i = 0; i < n; ++i) y[i] = bf16_bits(x[i]);
+}
+
+struct Mirror {
+  const float* base = nullptr;
+  size_t n = 0;
+  const uint16_t* bf16 = nullptr;
+};
+Mirror g_mirror;
+
+// The operand's bf16 copy when all of op(X) lies inside the registered buffer, else null.
+const uint16_t* mirrored(const float* x, int ld, bool trans, int rows, int cols) {
+  const Mirror& m = g_mirror;
+  if (!m.bf16 || x < m.base || x >= m.base + m.n) return nullptr;
+  const int outer = trans ? cols : rows, inner = trans ? rows : cols;
+  const size_t last = static_cast<size_t>(x - m.base) + static_cast<size_t>(outer - 1) * ld + inner;
+  return last <= m.n ? m.bf16 + (x - m.base) : nullptr;
 }
 
 // op(X) of `rows` x `cols` from row-major X with leading dimension ld, packed densely as bf16
@@ -41,29 +53,40 @@ void pack(const float* x, int ld, bool trans, int rows, int cols, std::vector<ui
                   static_cast<size_t>(inner));
 }
 
-dnnl::memory::desc operand(int rows, int cols, bool trans, dt type) {
-  // op(X) is [rows, cols]; stored densely as X, i.e. transposed → column strides.
-  return trans ? dnnl::memory::desc({rows, cols}, type, dnnl::memory::dims{1, rows})
-               : dnnl::memory::desc({rows, cols}, type, dnnl::memory::dims{cols, 1});
+dnnl::memory::desc operand(int rows, int cols, bool trans, int ld, dt type) {
+  // op(X) is [rows, cols]; stored as X with leading dimension ld, i.e. transposed → column strides.
+  return trans ? dnnl::memory::desc({rows, cols}, type, dnnl::memory::dims{1, ld})
+               : dnnl::memory::desc({rows, cols}, type, dnnl::memory::dims{ld, 1});
 }
 
 struct Key {
   bool ta, tb;
-  int m, n, k, ldc;
+  int m, n, k, lda, ldb, ldc;
   float alpha, beta;
   bool operator<(const Key& o) const {
-    return std::tie(ta, tb, m, n, k, ldc, alpha, beta) < std::tie(o.ta, o.tb, o.m, o.n, o.k, o.ldc, o.alpha, o.beta);
+    return std::tie(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta) <
+           std::tie(o.ta, o.tb, o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.alpha, o.beta);
   }
 };
 
 struct Prim {
   dnnl::matmul mm;
-  dnnl::memory::desc a, b, c;
+  dnnl::memory::desc a, b, c, scratch;
 };
 
 }  // namespace
 
-void to_bf16(const float* x, uint16_t* y, size_t n) { to_bf16_block(x, y, n); }
+void to_bf16(const float* x, uint16_t* y, size_t n) {
+  constexpr size_t kBlock = 1 << 16;
+  const auto blocks = static_cast<int64_t>((n + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const size_t at = static_cast<size_t>(b) * kBlock;
+    to_bf16_block(x + at, y + at, std::min(kBlock, n - at));
+  }
+}
+
+void set_bf16_mirror(const float* base, size_t n, const uint16_t* bf16) { g_mirror = {base, n, bf16}; }
 
 bool cpu_has_bf16_matmul(std::string* isa) {
   const dnnl::cpu_isa got = dnnl::get_effective_cpu_isa();
@@ -81,17 +104,24 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* 
                float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
   thread_local std::vector<uint16_t> a16, b16;
-  pack(a, lda, ta, m, k, a16);
-  pack(b, ldb, tb, k, n, b16);
+  // An operand inside the mirror is read there with its own leading dimension; any other is rounded
+  // into dense scratch.
+  const uint16_t* am16 = mirrored(a, lda, ta, m, k);
+  const uint16_t* bm16 = mirrored(b, ldb, tb, k, n);
+  if (!am16) pack(a, lda, ta, m, k, a16), lda = ta ? m : k;
+  if (!bm16) pack(b, ldb, tb, k, n, b16), ldb = tb ? k : n;
   // One primitive per shape, made once: building a primitive descriptor searches the implementations
   // each time (oneDNN's own cache only saves the JIT), and a step repeats the same ~20 shapes.
-  const Key key{ta, tb, m, n, k, ldc, alpha, beta};
+  const Key key{ta, tb, m, n, k, lda, ldb, ldc, alpha, beta};
   thread_local std::map<Key, Prim> cache;
   auto it = cache.find(key);
   if (it == cache.end()) {
-    const dnnl::memory::desc ad = operand(m, k, ta, dt::bf16), bd = operand(k, n, tb, dt::bf16);
+    const dnnl::memory::desc ad = operand(m, k, ta, lda, dt::bf16), bd = operand(k, n, tb, ldb, dt::bf16);
     const dnnl::memory::desc cd({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
     dnnl::primitive_attr attr;
+    // Our scratchpad, kept across calls: oneDNN's own is allocated per execution, and the fresh pages
+    // cost more (page faults) than a small GEMM.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
     if (beta != 0.0f) {
       dnnl::post_ops po;
@@ -99,12 +129,16 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* 
       attr.set_post_ops(po);
     }
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, engine());
-    it = cache.emplace(key, Prim{dnnl::matmul(pd), ad, bd, cd}).first;
+    it = cache.emplace(key, Prim{dnnl::matmul(pd), ad, bd, cd, pd.scratchpad_desc()}).first;
   }
   const Prim& p = it->second;
+  thread_local std::vector<uint8_t> scratch;
+  if (scratch.size() < p.scratch.get_size()) scratch.resize(p.scratch.get_size());
   dnnl::stream s(engine());
-  dnnl::memory am(p.a, engine(), a16.data()), bm(p.b, engine(), b16.data()), cm(p.c, engine(), c);
-  p.mm.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  dnnl::memory sm(p.scratch, engine(), scratch.data());
+  dnnl::memory am(p.a, engine(), const_cast<uint16_t*>(am16 ? am16 : a16.data())),
+      bm(p.b, engine(), const_cast<uint16_t*>(bm16 ? bm16 : b16.data())), cm(p.c, engine(), c);
+  p.mm.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}, {DNNL_ARG_SCRATCHPAD, sm}});
   s.wait();
 }
 

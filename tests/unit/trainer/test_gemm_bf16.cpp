@@ -13,6 +13,7 @@
 #include "tests/unit/trainer/h5_fixture.h"
 #include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/bert_cpu.h"
+#include "trainer/cpu/bf16_weights.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/cpu/gemm_bf16.h"
 
@@ -69,6 +70,39 @@ TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose,
       }
 }
 
+TEST_CASE("bf16 GEMM reads operands inside the registered bf16 copy: the same bits as rounding them per call") {
+  if (!have_bf16()) return;
+  const int m = 29, n = 48, k = 200;
+  std::mt19937 g(5);
+  std::normal_distribution<float> d(0, 1);
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      CAPTURE(ta);
+      CAPTURE(tb);
+      const int lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 5;
+      // A and B at offsets inside one "weights" buffer, with padded leading dimensions
+      const size_t a_size = static_cast<size_t>(ta ? k : m) * lda, b_size = static_cast<size_t>(tb ? n : k) * ldb;
+      std::vector<float> w(7 + a_size + 11 + b_size);
+      for (auto& x : w) x = d(g);
+      const float* a = w.data() + 7;
+      const float* b = w.data() + 7 + a_size + 11;
+      std::vector<float> per_call(static_cast<size_t>(m) * n), mirrored(per_call.size());
+      cpu::gemm_bf16(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, per_call.data(), n);
+      cpu::Bf16Weights copy;
+      copy.refresh(w.data(), w.size());
+      cpu::gemm_bf16(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, mirrored.data(), n);
+      CHECK(mirrored == per_call);
+      // proof the copy is what was read: change it, not the fp32 buffer
+      for (size_t i = 0; i < w.size(); ++i) copy.data()[i] = 0x3f80;  // 1.0
+      cpu::gemm_bf16(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, mirrored.data(), n);
+      CHECK(mirrored[0] == doctest::Approx(k));
+    }
+  // unregistered again (the copy went out of scope): a fresh buffer is rounded per call
+  std::vector<float> a(static_cast<size_t>(m) * k, 2.0f), b(static_cast<size_t>(k) * n, 0.5f), c(static_cast<size_t>(m) * n);
+  cpu::gemm_bf16(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
+  CHECK(c[0] == doctest::Approx(k));
+}
+
 TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and gradients 5e-2 relative") {
   if (!have_bf16()) return;
   for (const char* file : {"bert_tiny_padded.h5", "bert_tiny_packed.h5"}) {
@@ -78,6 +112,8 @@ TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and g
     const data::Batch batch = test::fixture_batch(f);
     const std::vector<float> params = test::fixture_flat(f, layout, "/weights");
     cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
+    cpu::Bf16Weights params16;  // as CpuBackend: the GEMMs read the weights' bf16 copy
+    params16.refresh(params.data(), params.size());
     cpu::BertCpu model(layout);
     const model::StepStats st = model.forward(batch, params.data(), model::DropoutContext{});
     CHECK(st.loss == doctest::Approx(f.scalar<double>("/out/loss")).epsilon(1e-2));

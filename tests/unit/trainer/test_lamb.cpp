@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "tests/unit/trainer/h5_fixture.h"
+#include "trainer/cpu/gemm_bf16.h"
 #include "trainer/optim/lamb.h"
 
 using namespace bert;
@@ -92,4 +93,28 @@ TEST_CASE("LAMB gives the same bits with 1 and 2 threads (norms summed per block
   }
   CHECK(out[0] == out[1]);
   CHECK(out[0] != p0);
+}
+
+TEST_CASE("LAMB with a bf16 copy: the same fp32 update, and the copy is the bf16 rounding of every updated weight") {
+  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
+  std::vector<float> p0(layout.total), g(layout.total);
+  for (size_t i = 0; i < layout.total; ++i) {
+    p0[i] = 0.02f * std::sin(0.37f * static_cast<float>(i));
+    g[i] = 0.01f * std::cos(0.11f * static_cast<float>(i));
+  }
+  optim::Lamb plain(layout, optim::LambHyper{}), with_copy(layout, optim::LambHyper{});
+  std::vector<float> p = p0, q = p0;
+  std::vector<uint16_t> q16(layout.total, 0);
+  for (int s = 0; s < 2; ++s) {
+    plain.step(p.data(), g.data(), 1e-3, 0.5);
+    with_copy.step(q.data(), g.data(), 1e-3, 0.5, q16.data());
+  }
+  CHECK(p == q);
+  std::vector<uint16_t> expect(layout.total);
+  cpu::to_bf16(q.data(), expect.data(), q.size());
+  size_t wrong = 0;
+  for (const auto& t : layout.tensors)
+    for (size_t i = t.offset; i < t.offset + t.size; ++i) wrong += q16[i] != expect[i];
+  CHECK(wrong == 0);
+  CHECK(q != p0);
 }
