@@ -12,4 +12,10 @@ void layernorm_forward(const float* x, const float* gamma, const float* beta, fl
 void layernorm_backward(const float* x, const float* gamma, const float* mean, const float* rstd, const float* dy,
                         float* dx, float* dgamma, float* dbeta, int t, int n);
 
+// The same two ops as plain loops (layernorm_ref.cpp): the reference the vectorised ones are tested against.
+void layernorm_forward_ref(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                           int t, int n);
+void layernorm_backward_ref(const float* x, const float* gamma, const float* mean, const float* rstd, const float* dy,
+                            float* dx, float* dgamma, float* dbeta, int t, int n);
+
 }  // namespace bert::cpu

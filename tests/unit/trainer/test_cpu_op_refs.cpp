@@ -1,8 +1,11 @@
 // The optimized CPU ops against their plain references (llm.c style: the reference stays in the
-// tree next to the op): attention as GEMMs vs per-row loops, float cross entropy vs double, GELU with
+// tree next to the op): attention as GEMMs vs per-row loops, LayerNorm by rows with chunked dgamma/dbeta vs
+// column loops, float cross entropy vs double, GELU with
 // the vectorized exp vs std::exp. Tolerances: float rounding of differently ordered sums (1e-5
 // relative over a tensor) and exp_approx's 2e-7 relative error.
 #include <doctest/doctest.h>
+
+#include <omp.h>
 
 #include <cmath>
 #include <random>
@@ -12,6 +15,7 @@
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/cross_entropy.h"
 #include "trainer/cpu/gelu.h"
+#include "trainer/cpu/layernorm.h"
 #include "trainer/cpu/vec_math.h"
 
 using namespace bert;
@@ -107,4 +111,30 @@ TEST_CASE("vectorized GELU matches the std::exp reference, forward and backward"
   CHECK(worst_dx < 1e-6);
   CHECK(y[1] == 0.0f);
   CHECK(y[0] == 30.0f);
+}
+
+TEST_CASE("vectorized LayerNorm matches the plain-loop reference; dgamma/dbeta independent of the thread count") {
+  const int t = 77, n = 200;  // rows not a multiple of the chunk, width not of the vector
+  const auto x = randn(static_cast<size_t>(t) * n, 8, 3.0f), gamma = randn(n, 9), beta = randn(n, 10),
+             dy = randn(static_cast<size_t>(t) * n, 11);
+  std::vector<float> y(x.size()), y_ref(x.size()), mean(t), rstd(t), mean_ref(t), rstd_ref(t);
+  cpu::layernorm_forward(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), t, n);
+  cpu::layernorm_forward_ref(x.data(), gamma.data(), beta.data(), y_ref.data(), mean_ref.data(), rstd_ref.data(), t, n);
+  CHECK(test::rel_error(y, y_ref) < 1e-6);
+  CHECK(test::rel_error(rstd, rstd_ref) < 1e-6);
+  std::vector<float> dx(x.size()), dx_ref(x.size()), dg(n, 0.5f), db(n, -0.5f), dg_ref = dg, db_ref = db;
+  cpu::layernorm_backward(x.data(), gamma.data(), mean.data(), rstd.data(), dy.data(), dx.data(), dg.data(), db.data(), t, n);
+  cpu::layernorm_backward_ref(x.data(), gamma.data(), mean.data(), rstd.data(), dy.data(), dx_ref.data(), dg_ref.data(),
+                              db_ref.data(), t, n);
+  CHECK(test::rel_error(dx, dx_ref) < 1e-5);
+  CHECK(test::rel_error(dg, dg_ref) < 1e-6);  // accumulates into the existing values
+  CHECK(test::rel_error(db, db_ref) < 1e-6);
+  std::vector<float> dx1(x.size()), dg1(n, 0.5f), db1(n, -0.5f);
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  cpu::layernorm_backward(x.data(), gamma.data(), mean.data(), rstd.data(), dy.data(), dx1.data(), dg1.data(), db1.data(), t, n);
+  omp_set_num_threads(before);
+  CHECK(dg1 == dg);
+  CHECK(db1 == db);
+  CHECK(dx1 == dx);
 }
