@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "trainer/cpu/dropout.h"
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
@@ -56,7 +57,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
         const uint64_t elem0 =
             (static_cast<uint64_t>(s.first_flat[sq] + i) * s.heads + h) * static_cast<uint64_t>(s.seq_len);
         if (p > 0.0f)
-          rng.fill_keep(elem0, len, p, krow);
+          fill_keep(rng, elem0, len, p, krow);
         else
           std::memset(krow, 1, static_cast<size_t>(len));
         dropped_row(row, krow, keep_scale, dropped.data() + static_cast<size_t>(i) * len, len);

@@ -1,6 +1,44 @@
 #include "trainer/cpu/dropout.h"
 
+#include <algorithm>
+#include <cstring>
+
+#include "trainer/cpu/vec_math.h"
+
 namespace bert::cpu {
+
+namespace {
+
+constexpr int kBlocks = 256;  // Philox blocks (4 elements each) per batch of lanes
+
+// keep flags of the 4·nq elements of blocks q0 .. q0+nq-1; the loop over blocks vectorizes (each
+// lane one independent Philox4x32-10, 32x32->64 multiplies as vpmuludq).
+BERT_CPU_CLONES void keep_blocks(const model::DropoutStream& rng, uint64_t q0, int nq, float p, uint8_t* out) {
+  uint8_t k[4][kBlocks];
+#pragma omp simd
+  for (int i = 0; i < nq; ++i) {
+    const model::Philox4 r = rng.block(q0 + static_cast<uint64_t>(i));
+    for (int w = 0; w < 4; ++w) k[w][i] = !model::DropoutStream::dropped(r.v[w], p);
+  }
+  for (int i = 0; i < nq; ++i)
+    for (int w = 0; w < 4; ++w) out[4 * i + w] = k[w][i];
+}
+
+}  // namespace
+
+void fill_keep(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out) {
+  uint8_t buf[4 * kBlocks];
+  const uint64_t end = first + static_cast<uint64_t>(count);
+  for (uint64_t e = first; e < end;) {
+    const uint64_t q = e >> 2;
+    const int nq = static_cast<int>(std::min<uint64_t>(kBlocks, ((end + 3) >> 2) - q));
+    keep_blocks(rng, q, nq, p, buf);
+    const uint64_t upto = std::min(end, (q + static_cast<uint64_t>(nq)) << 2);
+    std::memcpy(out, buf + (e & 3), static_cast<size_t>(upto - e));
+    out += upto - e;
+    e = upto;
+  }
+}
 
 void dropout_forward(const float* x, float* y, uint8_t* keep, const int32_t* token_flat, int t, int n,
                      const model::DropoutStream& rng, float p) {
@@ -13,7 +51,7 @@ void dropout_forward(const float* x, float* y, uint8_t* keep, const int32_t* tok
       for (int c = 0; c < n; ++c) keep[row + c] = 1, y[row + c] = x[row + c];
       continue;
     }
-    rng.fill_keep(base, n, p, keep + row);
+    fill_keep(rng, base, n, p, keep + row);
     for (int c = 0; c < n; ++c) y[row + c] = keep[row + c] ? x[row + c] * scale : 0.0f;
   }
 }

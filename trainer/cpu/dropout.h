@@ -8,6 +8,10 @@
 
 namespace bert::cpu {
 
+// keep flags of elements [first, first + count) of the stream: the bits of rng.fill_keep (the one
+// definition, dropout_rng.h), with the Philox blocks computed 16 at a time in vector lanes.
+void fill_keep(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out);
+
 // y = x·keep/(1-p); keep[t*n + c] saved for backward. p == 0: plain copy, keep all ones.
 void dropout_forward(const float* x, float* y, uint8_t* keep, const int32_t* token_flat, int t, int n,
                      const model::DropoutStream& rng, float p);

@@ -14,6 +14,7 @@
 #include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/cross_entropy.h"
+#include "trainer/cpu/dropout.h"
 #include "trainer/cpu/gelu.h"
 #include "trainer/cpu/layernorm.h"
 #include "trainer/cpu/vec_math.h"
@@ -137,4 +138,21 @@ TEST_CASE("vectorized LayerNorm matches the plain-loop reference; dgamma/dbeta i
   CHECK(dg1 == dg);
   CHECK(db1 == db);
   CHECK(dx1 == dx);
+}
+
+TEST_CASE("vectorized dropout keep flags are the bits of the one Philox definition (dropout_rng.h)") {
+  const model::DropoutStream rng{0x123456789abcdefull, 3, 41, 7};
+  std::mt19937_64 g(12);
+  for (int trial = 0; trial < 200; ++trial) {
+    // any start (not a multiple of 4), lengths across the batch size of lanes, counters above 2^32
+    const uint64_t first = g() % (1ull << 40);
+    const int count = 1 + static_cast<int>(g() % 2500);
+    const float p = trial % 3 == 0 ? 0.5f : 0.1f;
+    std::vector<uint8_t> ours(static_cast<size_t>(count) + 1, 9), ref(static_cast<size_t>(count) + 1, 9);
+    cpu::fill_keep(rng, first, count, p, ours.data());
+    rng.fill_keep(first, count, p, ref.data());
+    CAPTURE(first);
+    CAPTURE(count);
+    REQUIRE(ours == ref);  // incl. the byte after the range: untouched
+  }
 }
