@@ -14,7 +14,7 @@ the machine's load average around the runs. Writes one JSON (default bench/resul
   bench/cpu_vs_pytorch.py [--python .venv-bench/bin/python3] [--cpu-step build/cpu_step]
         [--set default|full|matrix|tiny] [--rounds 3] [--steps N --warmup N] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY] [--out FILE]
 
---python: an interpreter with torch + transformers (default .venv-bench/, made by scripts/setup --bench). Sets: tiny (tiny/128/16: ~1 min), default (base/128/8: ~12 min on an idle 2-core machine),
+--python: an interpreter with torch + transformers (default .venv-bench/, made by scripts/setup --bench). Sets: tiny (tiny/128/16 dense and tiny/512/4 packed: ~2 min), default (base/128/8: ~12 min on an idle 2-core machine),
 full (base and large at seq 128 and 512: about 1.5 h at 2 cores), matrix (full's dense configurations
 with fewer steps plus seq 512 packed for base and Large; ~25 min per round at 2 cores). --precision: each configuration in fp32 and/or bf16 (ours: run.precision bf16, bf16 GEMMs through
 oneDNN; PyTorch: autocast bf16 on CPU). --also adds another cpu_step build
@@ -35,7 +35,7 @@ ROOT = os.path.dirname(HERE)
 
 # (size, seq_len, rows, timed steps, warm-up steps, mode)
 SETS = {
-    "tiny": [("tiny", 128, 16, 5, 1, "dense")],
+    "tiny": [("tiny", 128, 16, 5, 1, "dense"), ("tiny", 512, 4, 5, 1, "packed")],
     "default": [("base", 128, 8, 3, 1, "dense")],
     "full": [("base", 128, 8, 3, 1, "dense"), ("base", 512, 2, 3, 1, "dense"), ("large", 128, 4, 2, 1, "dense"),
              ("large", 512, 1, 2, 1, "dense")],
