@@ -24,9 +24,22 @@ std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, 
 namespace {
 
 // One row of probabilities after dropout: out = keep ? p·keep_scale : 0.
-void dropped_row(const float* p, const uint8_t* keep, float keep_scale, float* out, int n) {
+BERT_CPU_CLONES void dropped_row(const float* p, const uint8_t* keep, float keep_scale, float* out, int n) {
 #pragma omp simd
   for (int j = 0; j < n; ++j) out[j] = keep[j] ? p[j] * keep_scale : 0.0f;
+}
+
+// One row through dropout and softmax, in place: g = dP_dropped in, dS out.
+BERT_CPU_CLONES void softmax_dropout_backward_row(const float* pr, const uint8_t* kr, float keep_scale, float scale,
+                                                  float* g, int n) {
+  float pdp = 0.0f;
+#pragma omp simd reduction(+ : pdp)
+  for (int j = 0; j < n; ++j) {
+    g[j] = kr[j] ? g[j] * keep_scale : 0.0f;
+    pdp += pr[j] * g[j];
+  }
+#pragma omp simd
+  for (int j = 0; j < n; ++j) g[j] = pr[j] * (g[j] - pdp) * scale;
 }
 
 }  // namespace
@@ -38,7 +51,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
   const float keep_scale = 1.0f / (1.0f - p);
 #pragma omp parallel
   {
-    std::vector<float> dropped;
+    thread_local std::vector<float> dropped;  // per thread, kept across calls (no fresh pages per layer)
 #pragma omp for schedule(dynamic)
     for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
       const int sq = sh / s.heads, h = sh % s.heads;
@@ -76,7 +89,7 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
   const float keep_scale = 1.0f / (1.0f - p);
 #pragma omp parallel
   {
-    std::vector<float> dropped, ds;
+    thread_local std::vector<float> dropped, ds;  // per thread, kept across calls (no fresh pages per layer)
 #pragma omp for schedule(dynamic)
     for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
       const int sq = sh / s.heads, h = sh % s.heads;
@@ -95,19 +108,9 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, len, len, d, 1.0f, dctx + at, hidden, v + at, hidden, 0.0f,
                   ds.data(), len);
       // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
-      for (int i = 0; i < len; ++i) {
-        const float* pr = pb + static_cast<size_t>(i) * len;
-        const uint8_t* kr = kb + static_cast<size_t>(i) * len;
-        float* g = ds.data() + static_cast<size_t>(i) * len;
-        float pdp = 0.0f;
-#pragma omp simd reduction(+ : pdp)
-        for (int j = 0; j < len; ++j) {
-          g[j] = kr[j] ? g[j] * keep_scale : 0.0f;
-          pdp += pr[j] * g[j];
-        }
-#pragma omp simd
-        for (int j = 0; j < len; ++j) g[j] = pr[j] * (g[j] - pdp) * scale;
-      }
+      for (int i = 0; i < len; ++i)
+        softmax_dropout_backward_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
+                                     scale, ds.data() + static_cast<size_t>(i) * len, len);
       // dQ = dS·K;  dK = dSᵀ·Q
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, len, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f,
                   dq + at, hidden);
