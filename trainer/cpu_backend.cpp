@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "trainer/cpu/bert_cpu.h"
-#include "trainer/cpu/bf16_weights.h"
+#include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/optim/lamb.h"
 #include "trainer/optim/schedule.h"
@@ -104,7 +104,7 @@ class CpuBackend final : public TrainBackend {
   const RunConfig& cfg_;
   const model::ParamLayout& layout_;
   std::vector<float> params_, grads_;
-  cpu::Bf16Weights params16_;  // bf16 runs: the weights' bf16 copy, rounded by LAMB once per step
+  cpu::Bf16Copy params16_;  // bf16 runs: the weights' bf16 copy, rounded by LAMB once per step
   cpu::BertCpu model_;
   optim::Lamb lamb_;
   optim::LrSchedule sched_;

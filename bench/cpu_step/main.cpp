@@ -24,7 +24,7 @@
 
 #include "bench/trainer_throughput/bench_batches.h"
 #include "trainer/cpu/bert_cpu.h"
-#include "trainer/cpu/bf16_weights.h"
+#include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/cpu/gemm_bf16.h"
 #include "trainer/model/config.h"
@@ -105,7 +105,7 @@ int run(int argc, char** argv) {
   bert::model::init_params(layout, seed, params);
   bert::cpu::BertCpu model(layout);
   bert::optim::Lamb lamb(layout, bert::optim::LambHyper{});
-  bert::cpu::Bf16Weights params16;  // as CpuBackend: bf16 runs read the weights' copy LAMB rounds once per step
+  bert::cpu::Bf16Copy params16;  // as CpuBackend: bf16 runs read the weights' copy LAMB rounds once per step
   if (precision == "bf16") params16.refresh(params.data(), params.size());
   std::vector<double> step_s, fwd_bwd_s, opt_s, step_cpu_s, seqs, seq_per_s, fwd_bwd_seq_per_s, tokens;
   double loss = 0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "trainer/cpu/attention.h"
+#include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/cross_entropy.h"
 #include "trainer/cpu/dropout.h"
 #include "trainer/cpu/embedding.h"
@@ -58,6 +59,7 @@ struct BertCpu::State {
   Vec cls_in, pooled, nsp_logits;
   // backward scratch
   Vec dx, dtmp, dtmp2, dq, dk, dv, dctx_buf, dinter, dact;
+  Bf16Copy x16;  // bf16 runs: an operand several GEMMs read in a row, rounded once (ScopedBf16)
 };
 
 BertCpu::BertCpu(const model::ParamLayout& layout) : layout_(layout), st_(new State) {
@@ -159,9 +161,12 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
     fit(a.probs, st.prob_off[S]), fit(a.pkeep, st.prob_off[S]);
     fit(st.dtmp, TH);
 
-    linear_forward(x, P + o.q_w, P + o.q_b, a.q.data(), T, H, H);
-    linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
-    linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
+    {
+      const ScopedBf16 round_once(st.x16, x, TH);  // bf16: the layer input, read by Q, K and V
+      linear_forward(x, P + o.q_w, P + o.q_b, a.q.data(), T, H, H);
+      linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
+      linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
+    }
     attention_forward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), a.ctx.data(),
                       stream(l, 0), pa);
     linear_forward(a.ctx.data(), P + o.ao_w, P + o.ao_b, st.dtmp.data(), T, H, H);
@@ -236,8 +241,11 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     float* dlogits = st.logits.data();
     cross_entropy(st.logits.data(), st.mlm_label.data(), M, V, grad_scale / static_cast<float>(M), dlogits);
     Vec dt(MH), dact(MH), dpre(MH), din(MH);
-    gemm(false, false, M, H, V, 1.0f, dlogits, V, P + layout_.word_emb, H, 0.0f, dt.data(), H);
-    gemm(true, false, V, H, M, 1.0f, dlogits, V, st.mlm_t.data(), H, 1.0f, G + layout_.word_emb, H);
+    {
+      const ScopedBf16 round_once(st.x16, dlogits, static_cast<size_t>(M) * V);  // bf16: read by both products
+      gemm(false, false, M, H, V, 1.0f, dlogits, V, P + layout_.word_emb, H, 0.0f, dt.data(), H);
+      gemm(true, false, V, H, M, 1.0f, dlogits, V, st.mlm_t.data(), H, 1.0f, G + layout_.word_emb, H);
+    }
     add_column_sums(dlogits, G + layout_.mlm_out_bias, M, V);
     layernorm_backward(st.mlm_act.data(), P + layout_.mlm_ln_g, st.mlm_mean.data(), st.mlm_rstd.data(), dt.data(),
                        dact.data(), G + layout_.mlm_ln_g, G + layout_.mlm_ln_b, M, H);
@@ -286,6 +294,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, T, H, H);
     attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
                        st.dq.data(), st.dk.data(), st.dv.data(), pa);
+    const ScopedBf16 round_once(st.x16, x, TH);  // bf16: the layer input, read by the three dW products
     linear_backward(x, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, T, H, H);
     for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
     linear_backward(x, P + o.k_w, st.dk.data(), dh1, G + o.k_w, G + o.k_b, T, H, H);

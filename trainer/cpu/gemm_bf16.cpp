@@ -31,15 +31,17 @@ struct Mirror {
   size_t n = 0;
   const uint16_t* bf16 = nullptr;
 };
-Mirror g_mirror;
+std::vector<Mirror> g_copies;  // registered bf16 copies (the weights, a few activations)
 
-// The operand's bf16 copy when all of op(X) lies inside the registered buffer, else null.
+// The operand's bf16 copy when all of op(X) lies inside a registered buffer, else null.
 const uint16_t* mirrored(const float* x, int ld, bool trans, int rows, int cols) {
-  const Mirror& m = g_mirror;
-  if (!m.bf16 || x < m.base || x >= m.base + m.n) return nullptr;
   const int outer = trans ? cols : rows, inner = trans ? rows : cols;
-  const size_t last = static_cast<size_t>(x - m.base) + static_cast<size_t>(outer - 1) * ld + inner;
-  return last <= m.n ? m.bf16 + (x - m.base) : nullptr;
+  for (const Mirror& m : g_copies) {
+    if (x < m.base || x >= m.base + m.n) continue;
+    const size_t last = static_cast<size_t>(x - m.base) + static_cast<size_t>(outer - 1) * ld + inner;
+    if (last <= m.n) return m.bf16 + (x - m.base);
+  }
+  return nullptr;
 }
 
 // op(X) of `rows` x `cols` from row-major X with leading dimension ld, packed densely as bf16
@@ -86,7 +88,15 @@ void to_bf16(const float* x, uint16_t* y, size_t n) {
   }
 }
 
-void set_bf16_mirror(const float* base, size_t n, const uint16_t* bf16) { g_mirror = {base, n, bf16}; }
+void add_bf16_copy(const float* base, size_t n, const uint16_t* bf16) { g_copies.push_back({base, n, bf16}); }
+
+void remove_bf16_copy(const float* base) {
+  for (size_t i = g_copies.size(); i-- > 0;)
+    if (g_copies[i].base == base) {
+      g_copies.erase(g_copies.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+}
 
 bool cpu_has_bf16_matmul(std::string* isa) {
   const dnnl::cpu_isa got = dnnl::get_effective_cpu_isa();

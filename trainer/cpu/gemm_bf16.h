@@ -17,10 +17,11 @@ bool cpu_has_bf16_matmul(std::string* isa = nullptr);
 // fp32 → bf16 bits, round to nearest even (NaN stays NaN); OpenMP threads over large n.
 void to_bf16(const float* x, uint16_t* y, size_t n);
 
-// Registers `bf16`, the bf16 rounding of the fp32 buffer [base, base + n) (the model's weights):
-// gemm_bf16 reads an operand lying inside it from the copy instead of rounding it at every call.
-// The owner keeps the copy equal to to_bf16(base) (Bf16Weights: once per optimizer step) and clears
-// it (nullptr) before either buffer goes away. One per process, like the matmul precision.
-void set_bf16_mirror(const float* base, size_t n, const uint16_t* bf16);
+// Registers `bf16`, the bf16 rounding of the fp32 buffer [base, base + n): gemm_bf16 reads an operand
+// lying inside a registered buffer from its copy instead of rounding it at every call. Use Bf16Copy
+// (bf16_copy.h), which keeps the two in step. Process-wide, like the matmul precision; the calling
+// thread only (the model's GEMMs are issued from one thread).
+void add_bf16_copy(const float* base, size_t n, const uint16_t* bf16);
+void remove_bf16_copy(const float* base);
 
 }  // namespace bert::cpu

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/gemm.h"
 
 namespace bert::cpu {
@@ -23,6 +24,8 @@ void add_column_sums(const float* dy, float* db, int t, int n) {
 
 void linear_backward(const float* x, const float* w, const float* dy, float* dx, float* dw, float* db, int t,
                      int in, int out) {
+  thread_local Bf16Copy dy16;
+  const ScopedBf16 round_once(dy16, dy, static_cast<size_t>(t) * out);  // bf16: dy read by both products
   if (dx) gemm(false, true, t, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
   gemm(true, false, in, out, t, 1.0f, x, in, dy, out, 1.0f, dw, out);
   add_column_sums(dy, db, t, out);

@@ -32,7 +32,7 @@ class Lamb {
 
   // One update with learning rate `lr`; each gradient is multiplied by `grad_factor` first
   // (the clipping factor). Increments the step counter. With params_bf16, the same pass writes the
-  // bf16 rounding of every updated weight there (the copy bf16 GEMMs read: cpu/bf16_weights.h).
+  // bf16 rounding of every updated weight there (the copy bf16 GEMMs read: cpu/bf16_copy.h).
   void step(float* params, const float* grads, double lr, double grad_factor, uint16_t* params_bf16 = nullptr);
 
   int64_t steps_done() const { return t_; }

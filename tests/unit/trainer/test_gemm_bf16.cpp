@@ -13,7 +13,7 @@
 #include "tests/unit/trainer/h5_fixture.h"
 #include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/bert_cpu.h"
-#include "trainer/cpu/bf16_weights.h"
+#include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/cpu/gemm_bf16.h"
 
@@ -88,7 +88,7 @@ TEST_CASE("bf16 GEMM reads operands inside the registered bf16 copy: the same bi
       const float* b = w.data() + 7 + a_size + 11;
       std::vector<float> per_call(static_cast<size_t>(m) * n), mirrored(per_call.size());
       cpu::gemm_bf16(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, per_call.data(), n);
-      cpu::Bf16Weights copy;
+      cpu::Bf16Copy copy;
       copy.refresh(w.data(), w.size());
       cpu::gemm_bf16(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, mirrored.data(), n);
       CHECK(mirrored == per_call);
@@ -112,7 +112,7 @@ TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and g
     const data::Batch batch = test::fixture_batch(f);
     const std::vector<float> params = test::fixture_flat(f, layout, "/weights");
     cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
-    cpu::Bf16Weights params16;  // as CpuBackend: the GEMMs read the weights' bf16 copy
+    cpu::Bf16Copy params16;  // as CpuBackend: the GEMMs read the weights' bf16 copy
     params16.refresh(params.data(), params.size());
     cpu::BertCpu model(layout);
     const model::StepStats st = model.forward(batch, params.data(), model::DropoutContext{});
