@@ -74,13 +74,23 @@ TEST_CASE("clip factor") {
   CHECK(optim::clip_factor(4.0) == doctest::Approx(0.25));
 }
 
-TEST_CASE("LAMB gives the same bits with 1 and 2 threads (norms summed per block in a fixed order)") {
-  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
-  std::vector<float> p0(layout.total), g(layout.total);
+namespace {
+
+// Deterministic weights and gradients of BERT-tiny's size (no fixture needed for self-consistency checks).
+void smooth_params_and_grads(const model::ParamLayout& layout, std::vector<float>& p, std::vector<float>& g) {
+  p.resize(layout.total), g.resize(layout.total);
   for (size_t i = 0; i < layout.total; ++i) {
-    p0[i] = 0.02f * std::sin(0.37f * static_cast<float>(i));
+    p[i] = 0.02f * std::sin(0.37f * static_cast<float>(i));
     g[i] = 0.01f * std::cos(0.11f * static_cast<float>(i));
   }
+}
+
+}  // namespace
+
+TEST_CASE("LAMB gives the same bits with 1 and 2 threads (norms summed per block in a fixed order)") {
+  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
+  std::vector<float> p0, g;
+  smooth_params_and_grads(layout, p0, g);
   std::vector<std::vector<float>> out;
   for (int threads : {1, 2}) {
     const int before = omp_get_max_threads();
@@ -97,11 +107,8 @@ TEST_CASE("LAMB gives the same bits with 1 and 2 threads (norms summed per block
 
 TEST_CASE("LAMB with a bf16 copy: the same fp32 update, and the copy is the bf16 rounding of every updated weight") {
   const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
-  std::vector<float> p0(layout.total), g(layout.total);
-  for (size_t i = 0; i < layout.total; ++i) {
-    p0[i] = 0.02f * std::sin(0.37f * static_cast<float>(i));
-    g[i] = 0.01f * std::cos(0.11f * static_cast<float>(i));
-  }
+  std::vector<float> p0, g;
+  smooth_params_and_grads(layout, p0, g);
   optim::Lamb plain(layout, optim::LambHyper{}), with_copy(layout, optim::LambHyper{});
   std::vector<float> p = p0, q = p0;
   std::vector<uint16_t> q16(layout.total, 0);
