@@ -54,7 +54,7 @@ std::string job_walltime_key() { return schema_find("experiment.job_walltime") ?
 
 std::string choose_profile(const ImportOptions& o, const std::map<std::string, std::string>& vars) {
   if (!o.profile.empty()) {
-    if (!find_trainer_profile(o.profile)) throw UserError("--profile", "'" + o.profile + "' is not a trainer profile");
+    if (!find_trainer_profile(o.profile)) throw UserError(Loc{"harness import --profile"}, "", "'" + o.profile + "' is not a trainer profile");
     return o.profile;
   }
   if (vars.count("DGXNGPU") || vars.count("DGXNNODES") || vars.count("GRADIENT_STEPS")) return "nvidia-pytorch";
@@ -140,6 +140,18 @@ ImportResult import_config(const ImportOptions& o) {
     describe_unknown_node(vars, nvidia, y, rows, r.notes);
     r.notes.push_back("no shipped hardware base for '" + dgxsystem + "'" +
                       (y["topology"] ? "" : ": the topology is this host's unless you add topology.*"));
+  }
+
+  // What no config says: who submits, in which division (the closed rules need a submitter).
+  if (!o.submitter.empty()) {
+    set_key(y, "system.submitter", YAML::Node(o.submitter));
+    r.notes.push_back("system.submitter: " + o.submitter + " (--submitter)");
+  }
+  if (!o.division.empty()) {
+    if (o.division != "closed" && o.division != "open")
+      throw UserError(Loc{"harness import --division"}, "", "'" + o.division + "' is not a division (closed or open)");
+    set_key(y, "experiment.division", YAML::Node(o.division));
+    r.notes.push_back("experiment.division: " + o.division + " (--division)");
   }
 
   // The profile's variables, the other direction (BATCHSIZE = batch x accumulation: batch = BATCHSIZE / GA).

@@ -10,21 +10,26 @@ fail=0
 data=(DATADIR_PHASE2_PACKED=/data/bert/packed_data EVALDIR=/data/bert/eval_varlength CHECKPOINTDIR_PHASE1=/data/bert/phase1)
 
 expect_plan_error=""  # set: the case's import must stop with exit 2 and this message
-# name | config | NEXP | first file | --env pairs
+# name | config | NEXP | first file | --env pairs [-- harness import options]
 run_case() {
   local name=$1 config=$2 nexp=$3 first=$4; shift 4
   local dir out envs=() first_args=() src=()
   dir=$(dirname "$config")
   out=$WORK/$name
   mkdir -p "$out"
-  for kv in "$@"; do envs+=(--env "$kv"); done
+  local kvs=() opts=()  # after a "--": options of harness import itself
+  while [ $# -gt 0 ]; do
+    if [ "$1" = -- ]; then shift; opts=("$@"); break; fi
+    kvs+=("$1") envs+=(--env "$1"); shift
+  done
+  set -- "${kvs[@]}"
   if [ -n "$first" ]; then first_args=(--source-first "$first"); src=("$first"); fi
   # bash itself, as run.sub's users do: a clean env, source from the config's folder
   (cd "$dir" && env -i PATH=/usr/bin:/bin NEXP="$nexp" "$@" bash --noprofile --norc -c \
     'for f in "$@"; do source "$f"; done; env -0' _ "${src[@]}" "./$(basename "$config")") > "$out/bash.env" 2> /dev/null
   local t0 t1
   t0=$(date +%s%N)
-  "$HARNESS" import "$config" --nexp "$nexp" "${envs[@]}" "${first_args[@]}" -o "$out/imported.yaml" > "$out/table.txt" 2> "$out/stderr"
+  "$HARNESS" import "$config" --nexp "$nexp" "${envs[@]}" "${first_args[@]}" "${opts[@]}" -o "$out/imported.yaml" > "$out/table.txt" 2> "$out/stderr"
   local rc=$?
   t1=$(date +%s%N)
   echo "import $name: $(( (t1 - t0) / 1000000 )) ms (rc $rc)"
@@ -54,6 +59,18 @@ sed 's/config_DGXH100_common.sh/config_XE9680_common.sh/' "$S/v4.1/NVIDIA/h200_n
 # no base, so no submitter: a closed-division plan needs one (issue 14)
 expect_plan_error="system.submitter: closed division: the submitting organization is required"
 run_case unknown_xe9680 "$U/config_XE9680_1x8x48x1_pack.sh" 10 "" "${data[@]}" CONT=registry#bert:1
+grep -qF -- "import again with --submitter ORG" "$WORK/unknown_xe9680/stderr" || { echo "FAIL: no --submitter hint"; fail=1; }
+# --submitter (and --division) go into the YAML: the same config then plans, and its results name the submitter
+expect_plan_error=""
+run_case unknown_xe9680_submitter "$U/config_XE9680_1x8x48x1_pack.sh" 10 "" "${data[@]}" CONT=registry#bert:1 -- \
+  --submitter "Dell Technologies" --division closed
+grep -q '^  submitter: Dell Technologies$' "$WORK/unknown_xe9680_submitter/imported.yaml" &&
+  grep -q '^  division: closed$' "$WORK/unknown_xe9680_submitter/imported.yaml" &&
+  python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if p["system_json"]["submitter"] == "Dell Technologies" else 1)' \
+    "$WORK/unknown_xe9680_submitter/plan.json" || { echo "FAIL: --submitter/--division not in the import or its plan"; fail=1; }
+"$HARNESS" import "$U/config_XE9680_1x8x48x1_pack.sh" --division both -o "$WORK/bad_division.yaml" > /dev/null 2> "$WORK/bad_division.err"
+[ $? = 2 ] && grep -qF -- "--division: 'both' is not a division (closed or open)" "$WORK/bad_division.err" ||
+  { echo "FAIL: --division both: $(cat "$WORK/bad_division.err")"; fail=1; }
 # the 128-node config's eval cadence on run_multinode.sh's 2 hosts (global batch 256) is not closed-division
 expect_plan_error="= 150000 samples for global batch 256; got 325000"
 run_case samsung_v11 "$S/v1.1/Samsung/pytorch/config_Samsung_Supercomputer21_DGXA100_128x8x16x1.sh" 10 ""
