@@ -155,5 +155,51 @@ done
 [ -f "$WORK/idioms/site_common.sh" ] && [ ! -e "$I/api_logs" ] || { echo "idioms: the import touched the config's folders"; fail=1; }
 grep -q "$I/config_DGXA100_1x8x56x1.sh:10: REDACTED" "$WORK/idioms/table.txt" || { echo "idioms: the REDACTED line is not noted"; fail=1; }
 
+# EXTRA_PARAMS: the flags the harness must know become keys (the last one wins, as in run_pretraining.py's
+# parser, over the variables too), the variable itself goes on verbatim; a valued flag without a value stops.
+X=$WORK/extra && mkdir -p "$X"
+cp "$I/config_DGXA100_common.sh" "$X/"
+sed -e '/^export EXTRA_PARAMS/d' -e '/^REDACTED/d' -e '/api_logs/d' -e '/site_common/d' "$I/config_DGXA100_1x8x56x1.sh" > "$X/config_DGXA100_1x8x56x1.sh"
+extra="--dense_seq_output --eval_batch_size=32 --max_seq_length 384 --learning_rate=0.0005 --average_packing_rate=1.7 --packed_samples --num_eval_examples 5000 --learning_rate=0.0006 --cuda_graph_mode 'segmented'"
+echo "export EXTRA_PARAMS=\"$extra\"" >> "$X/config_DGXA100_1x8x56x1.sh"
+"$HARNESS" import "$X/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e --division open \
+  -o "$X/out.yaml" > "$X/table.txt" 2> "$X/stderr" || { cat "$X/stderr"; fail=1; }
+"$HARNESS" run "$X/out.yaml" --dry-run --json > "$X/plan.json" 2> "$X/stderr" || { cat "$X/stderr"; fail=1; }
+python3 - "$X/plan.json" "$extra" <<'EOP' || fail=1
+import json, sys
+p = json.load(open(sys.argv[1]))
+tc, env = p["trainer_config"], p["trainer"]["env"]
+got = {"eval_batch_size": tc["batch"]["eval_batch_size"], "max_seq_length": tc["data"]["max_seq_length"],
+       "format": tc["data"]["data_format"], "average_packing_rate": tc["batch"]["average_packing_rate"],
+       "num_eval_examples": tc["data"]["num_eval_examples"], "learning_rate": tc["optimizer"]["learning_rate"]}
+want = {"eval_batch_size": 32, "max_seq_length": 384, "format": "packed", "average_packing_rate": 1.7,
+        "num_eval_examples": 5000, "learning_rate": 0.0006}
+bad = [f"{k}: {got[k]!r}, want {v!r}" for k, v in want.items() if str(got[k]) != str(v) and not (
+    isinstance(v, float) and float(got[k]) == v)]
+if env.get("EXTRA_PARAMS") != sys.argv[2]:
+    bad.append(f"EXTRA_PARAMS not passed verbatim: {env.get('EXTRA_PARAMS')!r}")
+if bad:
+    print("EXTRA_PARAMS import: " + "; ".join(bad))
+sys.exit(1 if bad else 0)
+EOP
+for want in "EXTRA_PARAMS --eval_batch_size *= 32 *-> benchmark.eval_batch_size" \
+            "EXTRA_PARAMS --packed_samples *= (switch) *-> benchmark.data.format packed$" \
+            "LR  *= 0.00035 *-> benchmark.learning_rate (overridden: EXTRA_PARAMS --learning_rate 0.0006)"; do
+  grep -q -- "$want" "$X/table.txt" || { echo "EXTRA_PARAMS import: no table row /$want/"; cat "$X/table.txt"; fail=1; }
+done
+# --packed_samples alone: run_pretraining.py's packing rate 2, whatever PACKING_FACTOR says (the 8x8x36x1_pack
+# configs set 1; their eval cadence is that of rate 2)
+sed -i 's/ --average_packing_rate=1.7//' "$X/config_DGXA100_1x8x56x1.sh" && echo "export PACKING_FACTOR=1" >> "$X/config_DGXA100_1x8x56x1.sh"
+"$HARNESS" import "$X/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e --division open \
+  -o "$X/rate.yaml" > "$X/rate.txt" 2> "$X/stderr" || { cat "$X/stderr"; fail=1; }
+grep -q "^  average_packing_rate: 2$" "$X/rate.yaml" &&
+  grep -q "PACKING_FACTOR *= 1 *-> benchmark.average_packing_rate (overridden: EXTRA_PARAMS --packed_samples 2)" "$X/rate.txt" &&
+  grep -q "EXTRA_PARAMS --packed_samples *= (switch) *-> benchmark.average_packing_rate 2, benchmark.data.format packed" "$X/rate.txt" ||
+  { echo "EXTRA_PARAMS --packed_samples: not packing rate 2 over PACKING_FACTOR=1"; cat "$X/rate.txt"; fail=1; }
+sed -i 's/--num_eval_examples 5000/--num_eval_examples/' "$X/config_DGXA100_1x8x56x1.sh"
+"$HARNESS" import "$X/config_DGXA100_1x8x56x1.sh" -o "$X/bad.yaml" > /dev/null 2> "$X/bad.err"
+[ $? = 2 ] && grep -qF -- "config_DGXA100_1x8x56x1.sh: EXTRA_PARAMS: --num_eval_examples has no value" "$X/bad.err" ||
+  { echo "EXTRA_PARAMS without a value: $(cat "$X/bad.err")"; fail=1; }
+
 [ $fail = 0 ] && echo PASS
 exit $fail
