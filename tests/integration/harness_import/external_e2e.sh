@@ -62,9 +62,10 @@ case $CASE in
       fail "the launch line does not run the program through bind"
     check_affinity=1
     ;;
-  mpirun-logfile)  # trainer.log.source file: rank 0's log is a file of the trainer's, not its stdout
+  mpirun-logfile)  # trainer.log.source file: rank 0's log is a file of the trainer's, not its stdout; a glob in
+    # the implementation's /results that both runs' logs match: each run's log is the one it wrote
     system_yaml "$SRC/systems/local-mpirun.yaml" ', LOG_FILE_PATTERN: "trainer_logs/run{i}.log"' "" \
-      'log: {source: file, file: "trainer_logs/run{i}.log"}' "" > "$WORK/system.yaml"
+      'log: {source: file, file: "/results/trainer_logs/*.log"}' "" > "$WORK/system.yaml"
     timeout 600 "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
     rc=$?
     [ -s "$out/trainer_logs/run2.log" ] || fail "the trainer did not write trainer_logs/run2.log"
