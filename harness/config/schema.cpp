@@ -116,7 +116,7 @@ std::vector<SchemaEntry> own_rows() {
       str("trainer.workdir", "", "external: working directory of trainer.argv, inside the container when there is one (default: the profile's)"),
       map("trainer.env", "external: environment of every rank, verbatim (e.g. a config_*.sh's variables)"),
       oneof("trainer.log.source", "rank0-stdout", {"rank0-stdout", "file"}, "where a run's MLPerf log comes from"),
-      str("trainer.log.file", "", "log.source file: the run's log, relative to experiment.output_dir ({i} = experiment index 1..NEXP)"),
+      str("trainer.log.file", "", "log.source file: the run's log, relative to experiment.output_dir or under the profile's results mount (/results); {i} = experiment index 1..NEXP, * ? [..] as in the shell: exactly one file the run wrote must match"),
       // experiment
       integer("experiment.nexp", "10", 1, 1000, "number of runs (env NEXP overrides)"),
       oneof("experiment.cache_clear", "required", {"required", "best-effort", "off"}, "page-cache clearing before each run"),

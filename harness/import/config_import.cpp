@@ -54,7 +54,7 @@ std::string job_walltime_key() { return schema_find("experiment.job_walltime") ?
 
 std::string choose_profile(const ImportOptions& o, const std::map<std::string, std::string>& vars) {
   if (!o.profile.empty()) {
-    if (!find_trainer_profile(o.profile)) throw UserError("--profile", "'" + o.profile + "' is not a trainer profile");
+    if (!find_trainer_profile(o.profile)) throw UserError(Loc{"harness import --profile"}, "", "'" + o.profile + "' is not a trainer profile");
     return o.profile;
   }
   if (vars.count("DGXNGPU") || vars.count("DGXNNODES") || vars.count("GRADIENT_STEPS")) return "nvidia-pytorch";
@@ -95,6 +95,51 @@ void describe_unknown_node(const std::map<std::string, std::string>& vars, bool 
     y["binding"]["unit"] = "gpu";
     notes.push_back("topology " + synthetic + " from DGXNSOCKET/DGXSOCKETCORES/DGXHT, GPUs spread evenly over the sockets "
                     "(an assumption: give topology.xml of the real node to pin it)");
+  }
+}
+
+// The profile's flags in the config's extra-arguments variable (EXTRA_PARAMS): switches first (one may
+// set the implementation's default of another key), then valued flags, the last one winning as in the
+// implementation's argument parser. One table row per flag; a variable row it overrides says so.
+void map_extra_flags(const ImportOptions& o, const TrainerProfile& prof, const std::map<std::string, std::string>& vars,
+                     YAML::Node y, std::map<std::string, ImportRow>& rows) {
+  auto it = prof.extra_args_env.empty() ? vars.end() : vars.find(prof.extra_args_env);
+  if (it == vars.end()) return;
+  std::vector<std::string> words;
+  std::istringstream in(it->second);
+  for (std::string w; in >> w;) words.push_back(w);
+  std::map<std::string, std::pair<std::string, std::string>> keys;  // system key -> (value, flag)
+  for (const bool switches : {true, false}) {
+    for (size_t i = 0; i < words.size(); ++i) {
+      const size_t eq = words[i].find('=');
+      const std::string name = words[i].substr(0, eq);
+      for (const ProfileFlag& f : prof.flags) {
+        if (f.flag != name || f.switch_value.empty() == switches) continue;
+        std::string value = f.switch_value;
+        if (!switches) {
+          if (eq != std::string::npos) value = words[i].substr(eq + 1);
+          else if (i + 1 < words.size() && !starts_with(words[i + 1], "--")) value = words[i + 1];
+          else throw UserError(Loc{o.config}, prof.extra_args_env, name + " has no value (" + name + "=V or " + name + " V)");
+          if (value.empty()) throw UserError(Loc{o.config}, prof.extra_args_env, name + " has an empty value");
+        }
+        keys[f.system_key] = {value, name};
+      }
+    }
+  }
+  for (const auto& [key, vf] : keys) {
+    const auto& [value, flag] = vf;
+    set_key(y, key, YAML::Node(value));
+    for (auto& [var, vr] : rows)
+      if (vr.status == "mapped" && vr.target == key && vr.value != value)
+        vr.target += " (overridden: " + prof.extra_args_env + " " + flag + " " + value + ")";
+  }
+  for (const auto& [key, vf] : keys) {
+    const auto& [value, flag] = vf;
+    ImportRow& r = rows[prof.extra_args_env + " " + flag];
+    const bool is_switch = std::any_of(prof.flags.begin(), prof.flags.end(),
+                                       [&](const ProfileFlag& f) { return f.flag == flag && !f.switch_value.empty(); });
+    r = {prof.extra_args_env + " " + flag, is_switch ? "(switch)" : value, "mapped",
+         (r.target.empty() ? "" : r.target + ", ") + key + (is_switch ? " " + value : "")};
   }
 }
 
@@ -142,6 +187,18 @@ ImportResult import_config(const ImportOptions& o) {
                       (y["topology"] ? "" : ": the topology is this host's unless you add topology.*"));
   }
 
+  // What no config says: who submits, in which division (the closed rules need a submitter).
+  if (!o.submitter.empty()) {
+    set_key(y, "system.submitter", YAML::Node(o.submitter));
+    r.notes.push_back("system.submitter: " + o.submitter + " (--submitter)");
+  }
+  if (!o.division.empty()) {
+    if (o.division != "closed" && o.division != "open")
+      throw UserError(Loc{"harness import --division"}, "", "'" + o.division + "' is not a division (closed or open)");
+    set_key(y, "experiment.division", YAML::Node(o.division));
+    r.notes.push_back("experiment.division: " + o.division + " (--division)");
+  }
+
   // The profile's variables, the other direction (BATCHSIZE = batch x accumulation: batch = BATCHSIZE / GA).
   for (const ProfileVariable& v : prof.variables) {
     if (!has(v.name)) continue;
@@ -183,13 +240,7 @@ ImportResult import_config(const ImportOptions& o) {
   if (has("CONT_FILE")) map_to("CONT_FILE", "container.image", vars.at("CONT_FILE"));
   else if (has("CONT")) map_to("CONT", "container.image", vars.at("CONT"));
   if (has("SLURM_MPI_TYPE")) map_to("SLURM_MPI_TYPE", "launcher.srun.mpi", vars.at("SLURM_MPI_TYPE"));
-  // EXTRA_PARAMS flags with a meaning for the plan (the variable itself is passed on verbatim below)
-  bool packed = false;
-  if (has("EXTRA_PARAMS")) {
-    std::istringstream words(vars.at("EXTRA_PARAMS"));
-    for (std::string w; words >> w;) packed = packed || w == "--packed_samples";
-    if (packed) set_key(y, "benchmark.data.format", YAML::Node("packed"));
-  }
+  map_extra_flags(o, prof, vars, y, rows);
 
   // Samsung-style launcher script: the node list and GPUs per node live there.
   const std::string script = default_launcher_script(o);
@@ -228,7 +279,6 @@ ImportResult import_config(const ImportOptions& o) {
       row(k, "ignored", "the builtin trainer runs this config (" + prof.name + "'s launcher is not a per-rank program)");
     }
   }
-  if (packed) rows["EXTRA_PARAMS"].target += " (--packed_samples: benchmark.data.format packed)";
 
   if (nvidia) {
     set_key(y, "trainer.kind", YAML::Node("external"));

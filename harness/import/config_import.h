@@ -17,6 +17,8 @@ struct ImportOptions {
   std::string launcher_script;        // Samsung-style launcher holding hosts=(...) and NGPU ("" = run_multinode.sh if there)
   std::string systems_dir;            // the shipped systems/ (bases are extended from there)
   std::string output;                 // where the YAML goes ("" = stdout); extends is relative to it
+  std::string submitter;              // system.submitter ("" = the base's, if any)
+  std::string division;               // experiment.division: closed | open ("" = the base's)
   BashEvalOptions bash;
 };
 

@@ -51,6 +51,9 @@ void register_import_command(CLI::App& app) {
   c.cmd->add_flag("--power", c.power, "MLPERF_POWER_TRAIN_AFTER_RUN_STOP=1 while sourcing");
   c.cmd->add_option("--env", c.env, "NAME=VALUE set before sourcing (data paths, CONT), repeatable");
   c.cmd->add_option("--source-first", c.opts.bash.source_first, "a file sourced before the config (a site's env.sh), repeatable");
+  c.cmd->add_option("--submitter", c.opts.submitter, "system.submitter: the submitting organization (the closed division needs one; "
+                                                      "default: the hardware base's)");
+  c.cmd->add_option("--division", c.opts.division, "experiment.division: closed or open (default: the base's, closed)");
   c.cmd->add_option("--profile", c.opts.profile, "trainer profile (default: from the variables)");
   c.cmd->add_option("--launcher-script", c.opts.launcher_script, "a launcher script holding hosts=(...) and NGPU (default: run_multinode.sh beside the config)");
   c.cmd->add_option("--systems", c.opts.systems_dir, "the shipped systems/ folder (default: next to this binary)");
@@ -98,9 +101,11 @@ int run_import_if_parsed() {
     try {
       plan = build_plan(Config::load(o.output, Overrides{{}, {}}), bo);
     } catch (const UserError& e) {
-      std::cerr << e.what() << "\nharness import: " << o.output
-                << " is written but does not plan yet; give what it lacks when importing (--env NAME=VALUE, "
-                   "--source-first env.sh) or in the YAML\n";
+      std::cerr << e.what() << "\nharness import: " << o.output << " is written but does not plan yet; "
+                << (e.field == "system.submitter"
+                        ? "import again with --submitter ORG (your organization, as the results will name it), or "
+                          "--division open, or set system.submitter in the YAML\n"
+                        : "give what it lacks when importing (--env NAME=VALUE, --source-first env.sh) or in the YAML\n");
       return 2;
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

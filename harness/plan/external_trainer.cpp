@@ -37,8 +37,14 @@ TrainerPlan make_trainer_plan(const Config& cfg) {
     cfg.fail("trainer.argv", "an external trainer needs the program every rank runs (profile " + p.name + " names none)");
   if (t.log_source == "file" && t.log_file.empty()) cfg.fail("trainer.log.file", "trainer.log.source file needs the log's file name");
   if (t.log_source != "file" && !t.log_file.empty()) cfg.fail("trainer.log.file", "only with trainer.log.source file");
+  // The implementation's own name for the output directory (its results mount, /results) means the same folder.
+  const std::string mount = p.results.mount.empty() ? "" : p.results.mount + "/";
+  if (!mount.empty() && t.log_file.rfind(mount, 0) == 0) t.log_file.erase(0, mount.size());
   if (!t.log_file.empty() && (t.log_file.front() == '/' || t.log_file.find("..") != std::string::npos))
-    cfg.fail("trainer.log.file", "must be relative to experiment.output_dir, without '..'");
+    cfg.fail("trainer.log.file", "must be relative to experiment.output_dir" + (mount.empty() ? "" : " (or under " + mount + ", its name in profile " + p.name + ")") +
+                                     ", without '..'");
+  if (t.log_source == "file" && (t.log_file.empty() || t.log_file.back() == '/'))
+    cfg.fail("trainer.log.file", "names a folder, not the log file: add the file name or a pattern such as *.log");
   return t;
 }
 

@@ -32,6 +32,34 @@ std::vector<ProfileVariable> nvidia_variables() {
   };
 }
 
+// run_pretraining.py's flags with a meaning for the plan, as run_and_time.sh passes them (v4.1/v5.0);
+// --packed_samples selects packed data, whose samples per sequence --average_packing_rate gives.
+// Not here: --train_batch_size and --gradient_accumulation_steps (BATCHSIZE is their product; an
+// override of one alone is the implementation's own arithmetic), kernels, graphs, fp16/bf16.
+std::vector<ProfileFlag> nvidia_flags() {
+  return {
+      {"--packed_samples", "benchmark.data.format", "packed"},
+      {"--packed_samples", "benchmark.average_packing_rate", "2"},  // run_pretraining.py's default rate
+      {"--average_packing_rate", "benchmark.average_packing_rate", ""},
+      {"--max_seq_length", "benchmark.max_seq_length", ""},
+      {"--max_predictions_per_seq", "benchmark.max_predictions_per_seq", ""},
+      {"--eval_batch_size", "benchmark.eval_batch_size", ""},
+      {"--num_eval_examples", "benchmark.num_eval_examples", ""},
+      {"--eval_iter_start_samples", "benchmark.eval_start_samples", ""},
+      {"--eval_iter_samples", "benchmark.eval_interval_samples", ""},
+      {"--target_mlm_accuracy", "benchmark.target_accuracy", ""},
+      {"--max_samples_termination", "benchmark.max_samples", ""},
+      {"--learning_rate", "benchmark.learning_rate", ""},
+      {"--max_steps", "benchmark.max_steps", ""},
+      {"--opt_lamb_beta_1", "benchmark.lamb_beta_1", ""},
+      {"--opt_lamb_beta_2", "benchmark.lamb_beta_2", ""},
+      {"--weight_decay_rate", "benchmark.weight_decay_rate", ""},
+      {"--warmup_proportion", "benchmark.warmup_proportion", ""},
+      {"--warmup_steps", "benchmark.warmup_steps", ""},
+      {"--start_warmup_step", "benchmark.start_warmup_step", ""},
+  };
+}
+
 std::vector<TrainerProfile> make_profiles() {
   TrainerProfile generic;
   generic.name = "generic";
@@ -57,6 +85,8 @@ std::vector<TrainerProfile> make_profiles() {
   nvidia.checkpoint_file = "model.ckpt-28252.pt";
   nvidia.env = {{"PHASE", "2"}};
   nvidia.variables = nvidia_variables();
+  nvidia.extra_args_env = "EXTRA_PARAMS";
+  nvidia.flags = nvidia_flags();
 
   // Samsung v1.1: run_multinode.sh reads these (its own names), ssh + bind_launch, no container.
   TrainerProfile samsung;

@@ -25,6 +25,16 @@ struct ProfileVariable {
   bool required = false;       // passed even when the system leaves the key at its default
 };
 
+// A flag of the implementation's own command line that a config may add in its variable of extra
+// arguments (NVIDIA's EXTRA_PARAMS, which run_and_time.sh appends last, so it overrides the values the
+// variables gave): the system key it sets, from its value (--name=V or --name V) or, for a switch, a
+// fixed value. Every other flag is the implementation's business and reaches it verbatim.
+struct ProfileFlag {
+  std::string flag;          // e.g. --eval_batch_size
+  std::string system_key;    // e.g. benchmark.eval_batch_size
+  std::string switch_value;  // a switch (no value of its own) sets the key to this; "" = the flag takes a value
+};
+
 struct TrainerProfile {
   std::string name;
   std::string doc;
@@ -39,6 +49,8 @@ struct TrainerProfile {
   std::string master_port_env;                     // ... and port
   std::vector<std::pair<std::string, std::string>> env;  // fixed environment (before trainer.env)
   std::vector<ProfileVariable> variables;
+  std::string extra_args_env;                      // the variable of extra command-line flags ("" = none)
+  std::vector<ProfileFlag> flags;                  // the flags in it the harness must know
 };
 
 // The profile of this name; nullptr when there is none.

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "binding/binding_json.h"
+#include "common/user_error.h"
 #include "harness/launch/launcher.h"
 #include "harness/run/cache_clear.h"
 #include "harness/run/capture.h"
@@ -22,6 +23,7 @@
 #include "harness/run/plots.h"
 #include "harness/run/preflight.h"
 #include "harness/run/progress.h"
+#include "harness/run/run_log_file.h"
 #include "harness/run/set_state.h"
 #include "harness/run/step_runner.h"
 #include "harness/run/summary.h"
@@ -123,7 +125,7 @@ class SetRunner {
   void run_experiment(ExperimentRecord& e);
   void finish_experiment(ExperimentRecord& e, const StepResult& step, const std::string& log_text);
   void check_result(ExperimentRecord& e);
-  void append_log_file(int i, int log_fd);
+  void append_log_file(int i, int log_fd, const FileStamps& before);
   void status_line(const ExperimentRecord& e);
   void save();
   int finish();
@@ -137,6 +139,7 @@ class SetRunner {
   SetState state_;
   ProgressDisplay display_;
   std::vector<std::string> preflight_lines_;
+  std::string log_file_error_;  // trainer.log.file did not name exactly one file the run wrote
   double walltime_s_ = 0;
   std::string fatal_;  // set when the set cannot go on (state cannot be saved)
 };
@@ -397,9 +400,13 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
       return c.ok();
     };
   }
+  // A log file the trainer writes is found after the run among the files it wrote (stamped now).
+  const bool log_from_file = plan_.trainer_run.log_source == "file";
+  const FileStamps log_files_before = log_from_file ? match_run_log(tree_.root, plan_.trainer_run.log_file, i) : FileStamps{};
+  log_file_error_.clear();
   e.launched = true;
   StepResult step = run_step(procs, router, so, &signals_);
-  if (plan_.trainer_run.log_source == "file") append_log_file(i, log_fd);
+  if (log_from_file) append_log_file(i, log_fd, log_files_before);
   ::close(log_fd);
   if (ranks_fd >= 0) ::close(ranks_fd);
   std::string log_text;
@@ -412,15 +419,18 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
 
 // trainer.log.source file: the trainer wrote its MLPerf log to a file of its own; its lines join the
 // run's log after the step, as rank 0's stdout lines would have (the progress reads them too).
-void SetRunner::append_log_file(int i, int log_fd) {
-  std::string rel_path = plan_.trainer_run.log_file;
-  for (size_t at; (at = rel_path.find("{i}")) != std::string::npos;) rel_path.replace(at, 3, std::to_string(i));
-  const std::string path = tree_.root + "/" + rel_path;
+void SetRunner::append_log_file(int i, int log_fd, const FileStamps& before) {
   std::string text;
   try {
-    text = read_file(path);
-  } catch (const std::exception&) {
-    display_.print("warning: trainer.log.file " + path + " was not written");
+    const std::string path = find_run_log(tree_.root, plan_.trainer_run.log_file, i, before);
+    try {
+      text = read_file(path);
+    } catch (const std::exception& ex) {
+      throw UserError("trainer.log.file", path + ": " + ex.what());
+    }
+  } catch (const UserError& ex) {
+    log_file_error_ = ex.field + ": " + ex.message;
+    display_.print("error: " + log_file_error_);
     return;
   }
   std::istringstream in(text);
@@ -458,6 +468,10 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       e.status = ExpStatus::Failed;
       e.message = step.message;
       break;
+  }
+  if (!log_file_error_.empty() && (e.status == ExpStatus::Converged || e.status == ExpStatus::NotConverged)) {
+    e.status = ExpStatus::Failed;
+    e.message = log_file_error_;
   }
   if (step.outcome != StepOutcome::Interrupted && step.outcome != StepOutcome::StartFailed) {
     // The result file holds the MLLOG lines of whatever the run produced, failed runs included:

@@ -62,9 +62,10 @@ case $CASE in
       fail "the launch line does not run the program through bind"
     check_affinity=1
     ;;
-  mpirun-logfile)  # trainer.log.source file: rank 0's log is a file of the trainer's, not its stdout
+  mpirun-logfile)  # trainer.log.source file: rank 0's log is a file of the trainer's, not its stdout; a glob in
+    # the implementation's /results that both runs' logs match: each run's log is the one it wrote
     system_yaml "$SRC/systems/local-mpirun.yaml" ', LOG_FILE_PATTERN: "trainer_logs/run{i}.log"' "" \
-      'log: {source: file, file: "trainer_logs/run{i}.log"}' "" > "$WORK/system.yaml"
+      'log: {source: file, file: "/results/trainer_logs/*.log"}' "" > "$WORK/system.yaml"
     timeout 600 "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
     rc=$?
     [ -s "$out/trainer_logs/run2.log" ] || fail "the trainer did not write trainer_logs/run2.log"
@@ -73,18 +74,18 @@ case $CASE in
   srun)
     # shellcheck source=tests/integration/slurm/require-cluster.sh
     source "$SRC/tests/integration/slurm/require-cluster.sh"
-    system_yaml "$SRC/systems/local-slurm.yaml" "" ", count: 2" "" "launcher: {srun: {mpi: pmix}}" > "$WORK/system.yaml"
+    # Memory too: both local ranks on NUMA node 0 (the only one here), --mem-bind=mask_mem:0x1,0x1
+    system_yaml "$SRC/systems/local-slurm.yaml" "" ", count: 2" "" "launcher: {srun: {mpi: pmix}}" |
+      sed 's/mem: none}/mem: map, mem_map: ["0", "0"]}/' > "$WORK/system.yaml"
     timeout 600 salloc -N2 --exclusive "$HARNESS" run "$WORK/system.yaml" > "$WORK/stdout" 2> "$WORK/stderr"
     rc=$?
     grep -q -- '--cpu-bind=mask_cpu:0x1,0x2' "$out/commands.log" || fail "the launch line has no --cpu-bind=mask_cpu:0x1,0x2"
     grep -q -- '--mpi=pmix' "$out/commands.log" || fail "the launch line has no --mpi=pmix"
-    # Slurm binds tasks only with TaskPlugin=task/affinity (or cgroup); the 2-core test cluster declares 8
-    # CPUs per node, which it can only do with task/none: srun then accepts the flags and binds nothing.
+    # The ranks' Cpus_allowed_list below is Slurm's doing: the local cluster runs task/affinity (a
+    # cluster without it accepts the flags and binds nothing, and this test fails).
+    grep -q -- '--mem-bind=mask_mem:0x1,0x1' "$out/commands.log" || fail "the launch line has no --mem-bind=mask_mem:0x1,0x1"
     check_affinity=1
-    if scontrol show config | grep -q '^TaskPlugin *= *task/none'; then
-      check_affinity=0
-      echo "NOTE: TaskPlugin=task/none on this cluster: the ranks' Cpus_allowed_list is not srun's to set; only the flags are checked"
-    fi
+    want_mem="bind 0"
     ;;
   *) fail "unknown case $CASE" ;;
 esac
@@ -103,6 +104,8 @@ for i in 1 2; do
     [ $check_affinity = 1 ] || continue
     want=$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1])); r=int(sys.argv[2]); n=p["ranks_per_node"]; print(p["nodes"][r//n]["ranks"][r%n]["binding"]["cpus"])' "$out/plan.json" "$r")
     [ "$(cat "$f")" = "$want" ] || fail "rank $r of run $i may run on CPUs $(cat "$f"), the plan says $want"
+    [ -z "${want_mem:-}" ] || [ "$(cat "$f.mem")" = "$want_mem" ] ||
+      fail "rank $r of run $i has memory policy '$(cat "$f.mem" 2>/dev/null)', the plan's mask_mem:0x1 means '$want_mem'"
   done
 done
 echo PASS

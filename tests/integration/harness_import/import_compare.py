@@ -49,7 +49,7 @@ def main():
         if not line.startswith(" "):
             section = line.split()[0] if line.strip() else section
         elif "->" in line:
-            rows[line.split()[0]] = (section, line.split("->", 1)[1].strip())
+            rows[line.split("=", 1)[0].strip()] = (section, line.split("->", 1)[1].strip())  # "EXTRA_PARAMS --flag" too
     topo = plan["nodes"][0]["topology"]
     bad, checked = [], 0
     for k, v in sorted(bash.items()):

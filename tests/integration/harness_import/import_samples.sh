@@ -10,21 +10,26 @@ fail=0
 data=(DATADIR_PHASE2_PACKED=/data/bert/packed_data EVALDIR=/data/bert/eval_varlength CHECKPOINTDIR_PHASE1=/data/bert/phase1)
 
 expect_plan_error=""  # set: the case's import must stop with exit 2 and this message
-# name | config | NEXP | first file | --env pairs
+# name | config | NEXP | first file | --env pairs [-- harness import options]
 run_case() {
   local name=$1 config=$2 nexp=$3 first=$4; shift 4
   local dir out envs=() first_args=() src=()
   dir=$(dirname "$config")
   out=$WORK/$name
   mkdir -p "$out"
-  for kv in "$@"; do envs+=(--env "$kv"); done
+  local kvs=() opts=()  # after a "--": options of harness import itself
+  while [ $# -gt 0 ]; do
+    if [ "$1" = -- ]; then shift; opts=("$@"); break; fi
+    kvs+=("$1") envs+=(--env "$1"); shift
+  done
+  set -- "${kvs[@]}"
   if [ -n "$first" ]; then first_args=(--source-first "$first"); src=("$first"); fi
   # bash itself, as run.sub's users do: a clean env, source from the config's folder
   (cd "$dir" && env -i PATH=/usr/bin:/bin NEXP="$nexp" "$@" bash --noprofile --norc -c \
     'for f in "$@"; do source "$f"; done; env -0' _ "${src[@]}" "./$(basename "$config")") > "$out/bash.env" 2> /dev/null
   local t0 t1
   t0=$(date +%s%N)
-  "$HARNESS" import "$config" --nexp "$nexp" "${envs[@]}" "${first_args[@]}" -o "$out/imported.yaml" > "$out/table.txt" 2> "$out/stderr"
+  "$HARNESS" import "$config" --nexp "$nexp" "${envs[@]}" "${first_args[@]}" "${opts[@]}" -o "$out/imported.yaml" > "$out/table.txt" 2> "$out/stderr"
   local rc=$?
   t1=$(date +%s%N)
   echo "import $name: $(( (t1 - t0) / 1000000 )) ms (rc $rc)"
@@ -54,6 +59,18 @@ sed 's/config_DGXH100_common.sh/config_XE9680_common.sh/' "$S/v4.1/NVIDIA/h200_n
 # no base, so no submitter: a closed-division plan needs one (issue 14)
 expect_plan_error="system.submitter: closed division: the submitting organization is required"
 run_case unknown_xe9680 "$U/config_XE9680_1x8x48x1_pack.sh" 10 "" "${data[@]}" CONT=registry#bert:1
+grep -qF -- "import again with --submitter ORG" "$WORK/unknown_xe9680/stderr" || { echo "FAIL: no --submitter hint"; fail=1; }
+# --submitter (and --division) go into the YAML: the same config then plans, and its results name the submitter
+expect_plan_error=""
+run_case unknown_xe9680_submitter "$U/config_XE9680_1x8x48x1_pack.sh" 10 "" "${data[@]}" CONT=registry#bert:1 -- \
+  --submitter "Dell Technologies" --division closed
+grep -q '^  submitter: Dell Technologies$' "$WORK/unknown_xe9680_submitter/imported.yaml" &&
+  grep -q '^  division: closed$' "$WORK/unknown_xe9680_submitter/imported.yaml" &&
+  python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if p["system_json"]["submitter"] == "Dell Technologies" else 1)' \
+    "$WORK/unknown_xe9680_submitter/plan.json" || { echo "FAIL: --submitter/--division not in the import or its plan"; fail=1; }
+"$HARNESS" import "$U/config_XE9680_1x8x48x1_pack.sh" --division both -o "$WORK/bad_division.yaml" > /dev/null 2> "$WORK/bad_division.err"
+[ $? = 2 ] && grep -qF -- "--division: 'both' is not a division (closed or open)" "$WORK/bad_division.err" ||
+  { echo "FAIL: --division both: $(cat "$WORK/bad_division.err")"; fail=1; }
 # the 128-node config's eval cadence on run_multinode.sh's 2 hosts (global batch 256) is not closed-division
 expect_plan_error="= 150000 samples for global batch 256; got 325000"
 run_case samsung_v11 "$S/v1.1/Samsung/pytorch/config_Samsung_Supercomputer21_DGXA100_128x8x16x1.sh" 10 ""
@@ -137,6 +154,52 @@ for want in "extends: .*common/dgxa100_common.yaml" "config_name: DGXA100_1x8x56
 done
 [ -f "$WORK/idioms/site_common.sh" ] && [ ! -e "$I/api_logs" ] || { echo "idioms: the import touched the config's folders"; fail=1; }
 grep -q "$I/config_DGXA100_1x8x56x1.sh:10: REDACTED" "$WORK/idioms/table.txt" || { echo "idioms: the REDACTED line is not noted"; fail=1; }
+
+# EXTRA_PARAMS: the flags the harness must know become keys (the last one wins, as in run_pretraining.py's
+# parser, over the variables too), the variable itself goes on verbatim; a valued flag without a value stops.
+X=$WORK/extra && mkdir -p "$X"
+cp "$I/config_DGXA100_common.sh" "$X/"
+sed -e '/^export EXTRA_PARAMS/d' -e '/^REDACTED/d' -e '/api_logs/d' -e '/site_common/d' "$I/config_DGXA100_1x8x56x1.sh" > "$X/config_DGXA100_1x8x56x1.sh"
+extra="--dense_seq_output --eval_batch_size=32 --max_seq_length 384 --learning_rate=0.0005 --average_packing_rate=1.7 --packed_samples --num_eval_examples 5000 --learning_rate=0.0006 --cuda_graph_mode 'segmented'"
+echo "export EXTRA_PARAMS=\"$extra\"" >> "$X/config_DGXA100_1x8x56x1.sh"
+"$HARNESS" import "$X/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e --division open \
+  -o "$X/out.yaml" > "$X/table.txt" 2> "$X/stderr" || { cat "$X/stderr"; fail=1; }
+"$HARNESS" run "$X/out.yaml" --dry-run --json > "$X/plan.json" 2> "$X/stderr" || { cat "$X/stderr"; fail=1; }
+python3 - "$X/plan.json" "$extra" <<'EOP' || fail=1
+import json, sys
+p = json.load(open(sys.argv[1]))
+tc, env = p["trainer_config"], p["trainer"]["env"]
+got = {"eval_batch_size": tc["batch"]["eval_batch_size"], "max_seq_length": tc["data"]["max_seq_length"],
+       "format": tc["data"]["data_format"], "average_packing_rate": tc["batch"]["average_packing_rate"],
+       "num_eval_examples": tc["data"]["num_eval_examples"], "learning_rate": tc["optimizer"]["learning_rate"]}
+want = {"eval_batch_size": 32, "max_seq_length": 384, "format": "packed", "average_packing_rate": 1.7,
+        "num_eval_examples": 5000, "learning_rate": 0.0006}
+bad = [f"{k}: {got[k]!r}, want {v!r}" for k, v in want.items() if str(got[k]) != str(v) and not (
+    isinstance(v, float) and float(got[k]) == v)]
+if env.get("EXTRA_PARAMS") != sys.argv[2]:
+    bad.append(f"EXTRA_PARAMS not passed verbatim: {env.get('EXTRA_PARAMS')!r}")
+if bad:
+    print("EXTRA_PARAMS import: " + "; ".join(bad))
+sys.exit(1 if bad else 0)
+EOP
+for want in "EXTRA_PARAMS --eval_batch_size *= 32 *-> benchmark.eval_batch_size" \
+            "EXTRA_PARAMS --packed_samples *= (switch) *-> benchmark.data.format packed$" \
+            "LR  *= 0.00035 *-> benchmark.learning_rate (overridden: EXTRA_PARAMS --learning_rate 0.0006)"; do
+  grep -q -- "$want" "$X/table.txt" || { echo "EXTRA_PARAMS import: no table row /$want/"; cat "$X/table.txt"; fail=1; }
+done
+# --packed_samples alone: run_pretraining.py's packing rate 2, whatever PACKING_FACTOR says (the 8x8x36x1_pack
+# configs set 1; their eval cadence is that of rate 2)
+sed -i 's/ --average_packing_rate=1.7//' "$X/config_DGXA100_1x8x56x1.sh" && echo "export PACKING_FACTOR=1" >> "$X/config_DGXA100_1x8x56x1.sh"
+"$HARNESS" import "$X/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e --division open \
+  -o "$X/rate.yaml" > "$X/rate.txt" 2> "$X/stderr" || { cat "$X/stderr"; fail=1; }
+grep -q "^  average_packing_rate: 2$" "$X/rate.yaml" &&
+  grep -q "PACKING_FACTOR *= 1 *-> benchmark.average_packing_rate (overridden: EXTRA_PARAMS --packed_samples 2)" "$X/rate.txt" &&
+  grep -q "EXTRA_PARAMS --packed_samples *= (switch) *-> benchmark.average_packing_rate 2, benchmark.data.format packed" "$X/rate.txt" ||
+  { echo "EXTRA_PARAMS --packed_samples: not packing rate 2 over PACKING_FACTOR=1"; cat "$X/rate.txt"; fail=1; }
+sed -i 's/--num_eval_examples 5000/--num_eval_examples/' "$X/config_DGXA100_1x8x56x1.sh"
+"$HARNESS" import "$X/config_DGXA100_1x8x56x1.sh" -o "$X/bad.yaml" > /dev/null 2> "$X/bad.err"
+[ $? = 2 ] && grep -qF -- "config_DGXA100_1x8x56x1.sh: EXTRA_PARAMS: --num_eval_examples has no value" "$X/bad.err" ||
+  { echo "EXTRA_PARAMS without a value: $(cat "$X/bad.err")"; fail=1; }
 
 [ $fail = 0 ] && echo PASS
 exit $fail

@@ -3,14 +3,19 @@
 # process per rank, hyperparameters from NVIDIA's variables (BATCHSIZE is per rank per optimizer step,
 # GRADIENT_STEPS, LR, MAX_STEPS, ...), data from DATADIR_PHASE2/EVALDIR, the seed from SEED, MLPerf log
 # on stdout. It runs our trainer on the local recipe (tiny BERT, synthetic data; TRAINER names the
-# binary) and records the CPUs it may run on (LOGDIR/affinity/run<EXPERIMENT_INDEX>_rank<R>). With
-# LOG_FILE_PATTERN (e.g. trainer_logs/run{i}.log, relative to LOGDIR) rank 0 writes its log there instead.
+# binary) and records the CPUs it may run on (LOGDIR/affinity/run<EXPERIMENT_INDEX>_rank<R>) and its
+# memory policy (.mem). With LOG_FILE_PATTERN (e.g. trainer_logs/run{i}.log, relative to LOGDIR) rank 0 writes its log there instead.
 set -euo pipefail
 : "${BATCHSIZE:?}" "${GRADIENT_STEPS:?}" "${LR:?}" "${MAX_STEPS:?}" "${SEED:?}" "${DATADIR_PHASE2:?}" "${EVALDIR:?}"
 : "${TRAINER:?}" "${LOGDIR:?}" "${EXPERIMENT_INDEX:?}"
 rank=${SLURM_PROCID:-${OMPI_COMM_WORLD_RANK:-${RANK:-0}}}
 mkdir -p "$LOGDIR/affinity"
 grep '^Cpus_allowed_list:' /proc/self/status | cut -f2 > "$LOGDIR/affinity/run${EXPERIMENT_INDEX}_rank${rank}"
+# and its memory policy as get_mempolicy(2) reports it ("bind 0" after srun --mem-bind=mask_mem:0x1)
+if command -v numactl > /dev/null; then
+  numactl --show | awk '$1 == "policy:" {p = $2} $1 == "membind:" {m = $2} END {print p, m}' \
+    > "$LOGDIR/affinity/run${EXPERIMENT_INDEX}_rank${rank}.mem"
+fi
 
 cfg=$(mktemp "${TMPDIR:-/tmp}/run_and_time_local.XXXXXX.yaml")
 trap 'rm -f "$cfg"' EXIT

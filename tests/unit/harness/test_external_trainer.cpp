@@ -140,4 +140,8 @@ experiment: {output_dir: /o}
   CHECK(p.trainer_run.log_file == "logs/run{i}.txt");
   CHECK(p.launch.shell().rfind("cd /opt/impl && ", 0) == 0);
   CHECK(error_of([&] { plan_of(yaml, {"trainer.log.file=../x"}); }).find("trainer.log.file") != std::string::npos);
+  // a glob, and the implementation's name of the output folder (the profile's results mount)
+  CHECK(plan_of(yaml, {"trainer.log.file=/results/logs/*_{i}.log"}).trainer_run.log_file == "logs/*_{i}.log");
+  CHECK(error_of([&] { plan_of(yaml, {"trainer.log.file=/var/log/x.log"}); }).find("under /results/") != std::string::npos);
+  CHECK(error_of([&] { plan_of(yaml, {"trainer.log.file=/results/"}); }).find("names a folder") != std::string::npos);
 }
