@@ -11,7 +11,8 @@ void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a
 
 // The math of gemm(): fp32 (OpenBLAS) or bf16 operands with fp32 accumulation (gemm_bf16.h, oneDNN).
 // Process-wide, set once by the backend from run.precision (one model per process); attention's
-// per-head products stay fp32 either way (attention.cpp calls OpenBLAS directly).
+// per-head products follow it too, through OpenBLAS or gemm_bf16 directly (attention.cpp: each runs
+// inside its own OpenMP loop, so gemm() must not split them further).
 enum class MatmulPrecision { fp32, bf16 };
 void set_matmul_precision(MatmulPrecision p);
 MatmulPrecision matmul_precision();

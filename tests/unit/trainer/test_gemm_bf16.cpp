@@ -12,6 +12,7 @@
 
 #include "tests/unit/trainer/h5_fixture.h"
 #include "tests/unit/trainer/rel_error.h"
+#include "trainer/cpu/attention.h"
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/gemm.h"
@@ -101,6 +102,48 @@ TEST_CASE("bf16 GEMM reads operands inside the registered bf16 copy: the same bi
   std::vector<float> a(static_cast<size_t>(m) * k, 2.0f), b(static_cast<size_t>(k) * n, 0.5f), c(static_cast<size_t>(m) * n);
   cpu::gemm_bf16(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
   CHECK(c[0] == doctest::Approx(k));
+}
+
+TEST_CASE("bf16 attention (its GEMMs in bf16) matches the fp32 reference: forward and backward 1e-2 relative") {
+  if (!have_bf16()) return;
+  // BERT's head size; three sequences of different lengths (a packed row and a padded one)
+  const int heads = 2, d = 64, hidden = heads * d, seq_len = 80;
+  const std::vector<int32_t> start = {0, 77, 100, 180}, first_flat = {0, 80, 160};
+  const int T = start.back(), S = 3;
+  const std::vector<int64_t> off = cpu::attention_prob_offsets(start.data(), S, heads);
+  const cpu::AttentionShape sh{heads, d, seq_len, start.data(), first_flat.data(), S, off.data()};
+  const size_t np = static_cast<size_t>(off[S]), nt = static_cast<size_t>(T) * hidden;
+  std::mt19937 g(7);
+  std::normal_distribution<float> nd(0, 1);
+  std::vector<float> q(nt), k(nt), v(nt), dctx(nt);
+  for (std::vector<float>* x : {&q, &k, &v, &dctx})
+    for (auto& e : *x) e = nd(g);
+  for (float p : {0.0f, 0.1f}) {
+    CAPTURE(p);
+    const model::DropoutStream rng{13, 0, 3, model::dropout_stream_id(0, 0)};
+    std::vector<float> probs(np), probs_ref(np), ctx(nt), ctx_ref(nt);
+    std::vector<uint8_t> keep(np), keep_ref(np);
+    cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
+    cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p);
+    std::vector<float> dq(nt), dk(nt), dv(nt), dq_ref(nt), dk_ref(nt), dv_ref(nt);
+    cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
+                            dk.data(), dv.data(), p);
+    cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
+    cpu::attention_forward_ref(sh, q.data(), k.data(), v.data(), probs_ref.data(), keep_ref.data(), ctx_ref.data(),
+                               rng, p);
+    cpu::attention_backward_ref(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(),
+                                dq_ref.data(), dk_ref.data(), dv_ref.data(), p);
+    CHECK(keep == keep_ref);  // the dropout mask does not depend on the precision
+    const double e_probs = test::rel_error(probs, probs_ref), e_ctx = test::rel_error(ctx, ctx_ref);
+    const double e_dq = test::rel_error(dq, dq_ref), e_dk = test::rel_error(dk, dk_ref),
+                 e_dv = test::rel_error(dv, dv_ref);
+    MESSAGE("p " << p << ": probs " << e_probs << ", ctx " << e_ctx << ", dq " << e_dq << ", dk " << e_dk << ", dv "
+                 << e_dv);
+    for (double e : {e_probs, e_ctx, e_dq, e_dk, e_dv}) {
+      CHECK(e < 1e-2);
+      CHECK(e > 1e-5);  // it did run in bf16
+    }
+  }
 }
 
 TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and gradients 5e-2 relative") {
