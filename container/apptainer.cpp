@@ -29,12 +29,7 @@ class Apptainer final : public Runtime {
     if (c.remap_root) w.push_back("--fakeroot");
     if (c.writable) w.push_back("--writable-tmpfs");
     if (!c.workdir.empty()) w.push_back("--pwd=" + c.workdir);
-    for (const Mount& m : c.mounts) {
-      std::string v = m.src;
-      if (!m.dst.empty() || !m.flags.empty()) v += ":" + (m.dst.empty() ? m.src : m.dst);
-      if (!m.flags.empty()) v += ":" + m.flags;
-      w.push_back("--bind=" + v);
-    }
+    for (const Mount& m : c.mounts) w.push_back("--bind=" + mount_short_form(m));
     // The host environment passes through unless --cleanenv; container.env names need no flag.
     w.push_back(c.image);
     return w;

@@ -37,7 +37,7 @@ class Enroot final : public Runtime {
     for (const Mount& m : c.mounts) {
       std::string opts = "x-create=auto,rbind";
       if (!m.flags.empty()) opts += "," + flags_joined(m.flags, ',');
-      w.insert(w.end(), {"--mount", m.src + ":" + (m.dst.empty() ? m.src : m.dst) + ":none:" + opts});
+      w.insert(w.end(), {"--mount", m.src + ":" + mount_target(m) + ":none:" + opts});
     }
     for (const std::string& e : c.env) w.insert(w.end(), {"--env", e});
     w.push_back(c.name);

@@ -23,7 +23,7 @@ std::vector<std::string> OciRun::command_prefix(const ContainerSpec& c, const Ra
   if (!rank->mems.empty()) w.push_back("--cpuset-mems=" + rank->mems);
   if (c.gpus && rank->gpu >= 0) w.push_back(gpu_flag(rank->gpu));
   for (const Mount& m : c.mounts) {
-    std::string v = m.src + ":" + (m.dst.empty() ? m.src : m.dst);
+    std::string v = m.src + ":" + mount_target(m);
     if (!m.flags.empty()) v += ":" + flags_joined(m.flags, ',');
     w.push_back("--volume=" + v);
   }

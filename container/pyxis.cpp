@@ -11,9 +11,7 @@ std::string mounts_value(const std::vector<Mount>& mounts) {
   std::string out;
   for (const Mount& m : mounts) {
     if (!out.empty()) out += ',';
-    out += m.src;
-    if (!m.dst.empty() || !m.flags.empty()) out += ':' + (m.dst.empty() ? m.src : m.dst);
-    if (!m.flags.empty()) out += ':' + m.flags;
+    out += mount_short_form(m);
   }
   return out;
 }

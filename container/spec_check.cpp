@@ -54,4 +54,13 @@ std::string flags_joined(const std::string& flags, char sep) {
   return out;
 }
 
+std::string mount_target(const Mount& m) { return m.dst.empty() ? m.src : m.dst; }
+
+std::string mount_short_form(const Mount& m) {
+  std::string v = m.src;
+  if (!m.dst.empty() || !m.flags.empty()) v += ":" + mount_target(m);
+  if (!m.flags.empty()) v += ":" + m.flags;
+  return v;
+}
+
 }  // namespace bert::container

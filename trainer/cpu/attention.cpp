@@ -1,7 +1,5 @@
 #include "trainer/cpu/attention.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,7 +7,6 @@
 
 #include "trainer/cpu/dropout.h"
 #include "trainer/cpu/gemm.h"
-#include "trainer/cpu/gemm_bf16.h"
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
@@ -24,25 +21,6 @@ std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, 
 }
 
 namespace {
-
-// One (sequence, head) product, C = alpha·op(A)·op(B), in the run's matmul precision: OpenBLAS in fp32,
-// gemm_bf16 (bf16 operands, fp32 accumulation and result) in bf16. Called inside the OpenMP loop over
-// (sequence, head), so neither library threads it further (gemm() would split its rows).
-void head_gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-               float* c, int ldc) {
-  if (matmul_precision() == MatmulPrecision::bf16) {
-    if (ldc == n) return gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc);
-    // A head's slice of a [T, hidden] output: oneDNN takes its AMX kernels only for a dense C (a
-    // strided one falls back to the slower non-AMX gemm:jit), so the product goes through dense scratch.
-    thread_local std::vector<float> dense;
-    dense.resize(static_cast<size_t>(m) * n);
-    gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, 0.0f, dense.data(), n);
-    for (int i = 0; i < m; ++i)
-      std::memcpy(c + static_cast<size_t>(i) * ldc, dense.data() + static_cast<size_t>(i) * n, sizeof(float) * n);
-  } else
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
-                lda, b, ldb, 0.0f, c, ldc);
-}
 
 // One row of probabilities after dropout: out = keep ? p·keep_scale : 0.
 BERT_CPU_CLONES void dropped_row(const float* p, const uint8_t* keep, float keep_scale, float* out, int n) {
@@ -82,7 +60,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       const float* qh = q + static_cast<size_t>(t0) * hidden + h * d;
       const float* kh = k + static_cast<size_t>(t0) * hidden + h * d;
       const float* vh = v + static_cast<size_t>(t0) * hidden + h * d;
-      head_gemm(false, true, len, len, d, scale, qh, hidden, kh, hidden, pb, len);
+      gemm_on_thread(false, true, len, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len);
       dropped.resize(static_cast<size_t>(len) * len);
       for (int i = 0; i < len; ++i) {
         float* row = pb + static_cast<int64_t>(i) * len;
@@ -96,8 +74,8 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
           std::memset(krow, 1, static_cast<size_t>(len));
         dropped_row(row, krow, keep_scale, dropped.data() + static_cast<size_t>(i) * len, len);
       }
-      head_gemm(false, false, len, d, len, 1.0f, dropped.data(), len, vh, hidden,
-                ctx + static_cast<size_t>(t0) * hidden + h * d, hidden);
+      gemm_on_thread(false, false, len, d, len, 1.0f, dropped.data(), len, vh, hidden, 0.0f,
+                     ctx + static_cast<size_t>(t0) * hidden + h * d, hidden);
     }
   }
 }
@@ -124,15 +102,15 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
         dropped_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
                     dropped.data() + static_cast<size_t>(i) * len, len);
       // dV = P_droppedᵀ·dctx;  dP_dropped = dctx·Vᵀ
-      head_gemm(true, false, len, d, len, 1.0f, dropped.data(), len, dctx + at, hidden, dv + at, hidden);
-      head_gemm(false, true, len, len, d, 1.0f, dctx + at, hidden, v + at, hidden, ds.data(), len);
+      gemm_on_thread(true, false, len, d, len, 1.0f, dropped.data(), len, dctx + at, hidden, 0.0f, dv + at, hidden);
+      gemm_on_thread(false, true, len, len, d, 1.0f, dctx + at, hidden, v + at, hidden, 0.0f, ds.data(), len);
       // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
       for (int i = 0; i < len; ++i)
         softmax_dropout_backward_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
                                      scale, ds.data() + static_cast<size_t>(i) * len, len);
       // dQ = dS·K;  dK = dSᵀ·Q
-      head_gemm(false, false, len, d, len, 1.0f, ds.data(), len, k + at, hidden, dq + at, hidden);
-      head_gemm(true, false, len, d, len, 1.0f, ds.data(), len, q + at, hidden, dk + at, hidden);
+      gemm_on_thread(false, false, len, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f, dq + at, hidden);
+      gemm_on_thread(true, false, len, d, len, 1.0f, ds.data(), len, q + at, hidden, 0.0f, dk + at, hidden);
     }
   }
 }

@@ -3,7 +3,7 @@
 // Q, K, V, ctx are [T, hidden] in the compact token layout; sequence s is rows [start[s], start[s+1]).
 // Attention-probability dropout uses the RNG element index of dropout_rng.h.
 // attention.cpp computes each (sequence, head) as BLAS GEMMs (QKᵀ, P·V and their gradients) on the
-// strided head slices of Q/K/V, one (sequence, head) per OpenMP task with single-threaded OpenBLAS
+// strided head slices of Q/K/V, one (sequence, head) per OpenMP task through gemm_on_thread: OpenBLAS
 // (fp32) or gemm_bf16 (run.precision bf16: bf16 operands, fp32 accumulation; softmax and dropout fp32).
 #pragma once
 #include <cstdint>

@@ -31,15 +31,11 @@ MatmulPrecision matmul_precision() { return g_precision; }
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16) {
-    gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);  // oneDNN threads it itself
-    return;
-  }
   const int threads = omp_get_max_threads();
-  if (threads == 1 || m < 64 || static_cast<long>(m) * n * k < (1L << 18)) {
-    blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return;
-  }
+  // bf16: oneDNN threads it itself.
+  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16 || threads == 1 || m < 64 ||
+      static_cast<long>(m) * n * k < (1L << 18))
+    return gemm_on_thread(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   const int blocks = std::min(threads, m / 32);
   const int per = (m + blocks - 1) / blocks;
 #pragma omp parallel for schedule(static) num_threads(blocks)
@@ -49,6 +45,15 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
     const float* ai = ta ? a + r0 : a + static_cast<size_t>(r0) * lda;
     blas(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
   }
+}
+
+void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                    int ldb, float beta, float* c, int ldc) {
+  if (m == 0 || n == 0) return;
+  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
+    gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,

@@ -6,13 +6,15 @@ namespace bert::cpu {
 
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc);
+// The same product on the calling thread, no row split: for callers already inside their own OpenMP
+// loop (attention's per-(sequence, head) products).
+void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                    int ldb, float beta, float* c, int ldc);
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc);
 
 // The math of gemm(): fp32 (OpenBLAS) or bf16 operands with fp32 accumulation (gemm_bf16.h, oneDNN).
-// Process-wide, set once by the backend from run.precision (one model per process); attention's
-// per-head products follow it too, through OpenBLAS or gemm_bf16 directly (attention.cpp: each runs
-// inside its own OpenMP loop, so gemm() must not split them further).
+// Process-wide, set once by the backend from run.precision (one model per process).
 enum class MatmulPrecision { fp32, bf16 };
 void set_matmul_precision(MatmulPrecision p);
 MatmulPrecision matmul_precision();

@@ -113,6 +113,19 @@ bool cpu_has_bf16_matmul(std::string* isa) {
 void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
                float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
+  if (ldc != n) {
+    // oneDNN takes its AMX kernels only for a dense C (a strided one, e.g. a head's slice of a
+    // [T, hidden] output, falls back to the slower non-AMX gemm:jit), so C goes through dense scratch.
+    thread_local std::vector<float> dense;
+    dense.resize(static_cast<size_t>(m) * n);
+    if (beta != 0.0f)
+      for (int i = 0; i < m; ++i)
+        std::memcpy(dense.data() + static_cast<size_t>(i) * n, c + static_cast<size_t>(i) * ldc, sizeof(float) * n);
+    gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, dense.data(), n);
+    for (int i = 0; i < m; ++i)
+      std::memcpy(c + static_cast<size_t>(i) * ldc, dense.data() + static_cast<size_t>(i) * n, sizeof(float) * n);
+    return;
+  }
   thread_local std::vector<uint16_t> a16, b16;
   // An operand inside the mirror is read there with its own leading dimension; any other is rounded
   // into dense scratch.
