@@ -7,26 +7,48 @@
 
 #include "trainer/cpu/dropout.h"
 #include "trainer/cpu/gemm.h"
+#include "trainer/cpu/gemm_bf16.h"
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
 
-std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, int heads) {
+std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, int heads, const int32_t* q_start) {
   std::vector<int64_t> off(static_cast<size_t>(num_seqs) + 1, 0);
   for (int s = 0; s < num_seqs; ++s) {
     const int64_t len = start[s + 1] - start[s];
-    off[s + 1] = off[s] + heads * len * len;
+    const int64_t nq = q_start ? q_start[s + 1] - q_start[s] : len;
+    off[s + 1] = off[s] + heads * nq * len;
   }
   return off;
 }
 
 namespace {
 
+// One (sequence, head) block: its key rows and its query rows (all of the sequence's, or the subset).
+struct Block {
+  int sq, h, t0, len, q0, nq;
+  int64_t prob;  // offset of its nq·len probabilities
+  Block(const AttentionShape& s, int sh) : sq(sh / s.heads), h(sh % s.heads) {
+    t0 = s.start[sq], len = s.start[sq + 1] - t0;
+    q0 = s.q_start ? s.q_start[sq] : t0;
+    nq = s.q_start ? s.q_start[sq + 1] - q0 : len;
+    prob = s.prob_offset[sq] + static_cast<int64_t>(h) * nq * len;
+  }
+  int pos(const AttentionShape& s, int i) const { return s.q_pos ? s.q_pos[q0 + i] : i; }
+};
+
 // One row of probabilities after dropout: out = keep ? p·keep_scale : 0.
 BERT_CPU_CLONES void dropped_row(const float* p, const uint8_t* keep, float keep_scale, float* out, int n) {
 #pragma omp simd
   for (int j = 0; j < n; ++j) out[j] = keep[j] ? p[j] * keep_scale : 0.0f;
 }
+
+BERT_CPU_CLONES void dropped_row_bf16(const float* p, const uint8_t* keep, float keep_scale, uint16_t* out, int n) {
+#pragma omp simd
+  for (int j = 0; j < n; ++j) out[j] = bf16_bits(keep[j] ? p[j] * keep_scale : 0.0f);
+}
+
+bool bf16_math() { return matmul_precision() == MatmulPrecision::bf16; }
 
 // One row through dropout and softmax, in place: g = dP_dropped in, dS out.
 BERT_CPU_CLONES void softmax_dropout_backward_row(const float* pr, const uint8_t* kr, float keep_scale, float scale,
@@ -44,73 +66,113 @@ BERT_CPU_CLONES void softmax_dropout_backward_row(const float* pr, const uint8_t
 }  // namespace
 
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v, float* probs,
-                       uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p) {
+                       uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p, AttentionDropped saved) {
   const int hidden = s.heads * s.head_dim, d = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);
+  const bool bf16 = bf16_math();
 #pragma omp parallel
   {
-    thread_local std::vector<float> dropped;  // per thread, kept across calls (no fresh pages per layer)
+    // when not kept: per thread, across calls (no fresh pages per layer)
+    thread_local std::vector<float> scratch;
+    thread_local std::vector<uint16_t> scratch16;
 #pragma omp for schedule(dynamic)
     for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
-      const int sq = sh / s.heads, h = sh % s.heads;
-      const int t0 = s.start[sq], len = s.start[sq + 1] - t0;
-      float* pb = probs + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
-      uint8_t* kb = keep + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
-      const float* qh = q + static_cast<size_t>(t0) * hidden + h * d;
-      const float* kh = k + static_cast<size_t>(t0) * hidden + h * d;
-      const float* vh = v + static_cast<size_t>(t0) * hidden + h * d;
-      gemm_on_thread(false, true, len, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len);
-      dropped.resize(static_cast<size_t>(len) * len);
-      for (int i = 0; i < len; ++i) {
+      const Block b(s, sh);
+      const int h = b.h, len = b.len, nq = b.nq;
+      float* pb = probs + b.prob;
+      uint8_t* kb = keep + b.prob;
+      const float* qh = q + static_cast<size_t>(b.q0) * hidden + h * d;
+      const float* kh = k + static_cast<size_t>(b.t0) * hidden + h * d;
+      const float* vh = v + static_cast<size_t>(b.t0) * hidden + h * d;
+      gemm_on_thread(false, true, nq, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len);
+      float* dropped = saved.f32 ? saved.f32 + b.prob : nullptr;
+      uint16_t* dropped16 = saved.bf16 ? saved.bf16 + b.prob : nullptr;
+      if (bf16 && !dropped16) scratch16.resize(static_cast<size_t>(nq) * len), dropped16 = scratch16.data();
+      if (!bf16 && !dropped) scratch.resize(static_cast<size_t>(nq) * len), dropped = scratch.data();
+      for (int i = 0; i < nq; ++i) {
         float* row = pb + static_cast<int64_t>(i) * len;
         softmax_row(row, len);
         uint8_t* krow = kb + static_cast<int64_t>(i) * len;
-        const uint64_t elem0 =
-            (static_cast<uint64_t>(s.first_flat[sq] + i) * s.heads + h) * static_cast<uint64_t>(s.seq_len);
+        const uint64_t elem0 = (static_cast<uint64_t>(s.first_flat[b.sq] + b.pos(s, i)) * s.heads + h) *
+                               static_cast<uint64_t>(s.seq_len);
         if (p > 0.0f)
           fill_keep(rng, elem0, len, p, krow);
         else
           std::memset(krow, 1, static_cast<size_t>(len));
-        dropped_row(row, krow, keep_scale, dropped.data() + static_cast<size_t>(i) * len, len);
+        if (bf16)
+          dropped_row_bf16(row, krow, keep_scale, dropped16 + static_cast<size_t>(i) * len, len);
+        else
+          dropped_row(row, krow, keep_scale, dropped + static_cast<size_t>(i) * len, len);
       }
-      gemm_on_thread(false, false, len, d, len, 1.0f, dropped.data(), len, vh, hidden, 0.0f,
-                     ctx + static_cast<size_t>(t0) * hidden + h * d, hidden);
+      float* ch = ctx + static_cast<size_t>(b.q0) * hidden + h * d;
+      if (bf16)
+        gemm_bf16(false, false, nq, d, len, 1.0f, dropped16, len, vh, hidden, 0.0f, ch, hidden);
+      else
+        gemm_on_thread(false, false, nq, d, len, 1.0f, dropped, len, vh, hidden, 0.0f, ch, hidden);
     }
   }
 }
 
 void attention_backward(const AttentionShape& s, const float* q, const float* k, const float* v,
                         const float* probs, const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv,
-                        float p) {
+                        float p, AttentionDropped saved) {
   const int hidden = s.heads * s.head_dim, d = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);
+  const bool bf16 = bf16_math();
 #pragma omp parallel
   {
-    thread_local std::vector<float> dropped, ds;  // per thread, kept across calls (no fresh pages per layer)
+    // per thread, kept across calls (no fresh pages per layer)
+    thread_local std::vector<float> scratch, ds;
+    thread_local std::vector<uint16_t> scratch16, ds16;
 #pragma omp for schedule(dynamic)
     for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
-      const int sq = sh / s.heads, h = sh % s.heads;
-      const int t0 = s.start[sq], len = s.start[sq + 1] - t0;
-      const size_t ll = static_cast<size_t>(len) * len;
-      const float* pb = probs + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
-      const uint8_t* kb = keep + s.prob_offset[sq] + static_cast<int64_t>(h) * len * len;
-      const size_t at = static_cast<size_t>(t0) * hidden + h * d;
-      dropped.resize(ll), ds.resize(ll);
-      for (int i = 0; i < len; ++i)
-        dropped_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
-                    dropped.data() + static_cast<size_t>(i) * len, len);
-      // dV = P_droppedᵀ·dctx;  dP_dropped = dctx·Vᵀ
-      gemm_on_thread(true, false, len, d, len, 1.0f, dropped.data(), len, dctx + at, hidden, 0.0f, dv + at, hidden);
-      gemm_on_thread(false, true, len, len, d, 1.0f, dctx + at, hidden, v + at, hidden, 0.0f, ds.data(), len);
+      const Block b(s, sh);
+      const int len = b.len, nq = b.nq;
+      const size_t ll = static_cast<size_t>(nq) * len;
+      const float* pb = probs + b.prob;
+      const uint8_t* kb = keep + b.prob;
+      const size_t at = static_cast<size_t>(b.t0) * hidden + b.h * d;  // key rows
+      const size_t aq = static_cast<size_t>(b.q0) * hidden + b.h * d;  // query rows
+      ds.resize(ll);
+      // dV = P_droppedᵀ·dctx (P_dropped: the forward's, or again);  dP_dropped = dctx·Vᵀ
+      if (bf16) {
+        const uint16_t* dropped16 = saved.bf16 ? saved.bf16 + b.prob : nullptr;
+        if (!dropped16) {
+          scratch16.resize(ll);
+          for (int i = 0; i < nq; ++i)
+            dropped_row_bf16(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
+                             scratch16.data() + static_cast<size_t>(i) * len, len);
+          dropped16 = scratch16.data();
+        }
+        gemm_bf16(true, false, len, d, nq, 1.0f, dropped16, len, dctx + aq, hidden, 0.0f, dv + at, hidden);
+      } else {
+        const float* dropped = saved.f32 ? saved.f32 + b.prob : nullptr;
+        if (!dropped) {
+          scratch.resize(ll);
+          for (int i = 0; i < nq; ++i)
+            dropped_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
+                        scratch.data() + static_cast<size_t>(i) * len, len);
+          dropped = scratch.data();
+        }
+        gemm_on_thread(true, false, len, d, nq, 1.0f, dropped, len, dctx + aq, hidden, 0.0f, dv + at, hidden);
+      }
+      gemm_on_thread(false, true, nq, len, d, 1.0f, dctx + aq, hidden, v + at, hidden, 0.0f, ds.data(), len);
       // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
-      for (int i = 0; i < len; ++i)
+      for (int i = 0; i < nq; ++i)
         softmax_dropout_backward_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
                                      scale, ds.data() + static_cast<size_t>(i) * len, len);
-      // dQ = dS·K;  dK = dSᵀ·Q
-      gemm_on_thread(false, false, len, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f, dq + at, hidden);
-      gemm_on_thread(true, false, len, d, len, 1.0f, ds.data(), len, q + at, hidden, 0.0f, dk + at, hidden);
+      // dQ = dS·K;  dK = dSᵀ·Q  (bf16: dS rounded once for both)
+      if (bf16) {
+        ds16.resize(ll);
+        to_bf16(ds.data(), ds16.data(), ll);
+        gemm_bf16(false, false, nq, d, len, 1.0f, ds16.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
+        gemm_bf16(true, false, len, d, nq, 1.0f, ds16.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
+      } else {
+        gemm_on_thread(false, false, nq, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
+        gemm_on_thread(true, false, len, d, nq, 1.0f, ds.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
+      }
     }
   }
 }

@@ -19,21 +19,37 @@ struct AttentionShape {
   const int32_t* start = nullptr;       // num_seqs + 1 compact offsets
   const int32_t* first_flat = nullptr;  // flat Batch index of each sequence's first token
   int num_seqs = 0;
-  // Offsets of each sequence's heads·L·L probability block (num_seqs + 1), see attention_prob_offsets.
+  // Offsets of each sequence's heads·Lq·L probability block (num_seqs + 1), see attention_prob_offsets.
   const int64_t* prob_offset = nullptr;
+  // Queries on a subset of the rows (the last layer, whose output the heads read on a few rows only):
+  // sequence s's queries are rows [q_start[s], q_start[s+1]) of q, ctx (and dq, dctx), and q_pos gives
+  // each one's position in its sequence. K and V keep every row. nullptr: every row is a query.
+  const int32_t* q_start = nullptr;
+  const int32_t* q_pos = nullptr;
 };
 
-std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, int heads);
+// The probabilities after dropout (P·keep/(1-p)), at prob_offset like probs: the forward keeps them for
+// backward's dV, which otherwise computes them again. fp32 GEMMs use f32, bf16 ones bf16 (written as
+// bf16 by the forward, the operand both P·V and dV read: rounded once). Both null: not kept.
+struct AttentionDropped {
+  float* f32 = nullptr;
+  uint16_t* bf16 = nullptr;
+};
+
+std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, int heads,
+                                            const int32_t* q_start = nullptr);
 
 // probs: softmax(QKᵀ/√d) before dropout; keep: the dropout mask (both saved for backward).
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v, float* probs,
-                       uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p);
-// dq, dk, dv overwritten.
+                       uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p,
+                       AttentionDropped dropped = {});
+// dq, dk, dv overwritten. `dropped`: the forward's, if it kept them.
 void attention_backward(const AttentionShape& s, const float* q, const float* k, const float* v,
                         const float* probs, const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv,
-                        float p);
+                        float p, AttentionDropped dropped = {});
 
-// The same two ops as plain loops (attention_ref.cpp): the reference the GEMM form is tested against.
+// The same two ops as plain loops (attention_ref.cpp): the reference the GEMM form is tested against
+// (every row a query: q_start must be nullptr).
 void attention_forward_ref(const AttentionShape& s, const float* q, const float* k, const float* v, float* probs,
                            uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p);
 void attention_backward_ref(const AttentionShape& s, const float* q, const float* k, const float* v,

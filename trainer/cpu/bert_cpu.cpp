@@ -23,8 +23,9 @@ using Keep = std::vector<uint8_t>;
 namespace {
 
 struct LayerActs {
-  Vec q, k, v, probs, ctx, res1, mean1, rstd1, h1, inter, act, res2, mean2, rstd2, h2;
+  Vec q, k, v, probs, dropped, ctx, res1, mean1, rstd1, h1, inter, act, res2, mean2, rstd2, h2;
   Keep pkeep, akeep, okeep;
+  std::vector<uint16_t> dropped16;  // bf16 runs: the dropped probabilities as the GEMMs read them
 };
 
 template <class V>
@@ -49,6 +50,13 @@ struct BertCpu::State {
   std::vector<int32_t> ids, pos, tok_flat, start, first_flat, mlm_row, mlm_label, nsp_label;
   std::vector<int8_t> seg;
   std::vector<int64_t> prob_off;
+  // The last layer's query rows: only the rows the heads read (each sequence's first token and its
+  // masked tokens), sorted; per sequence [head_start[s], head_start[s+1]). Its output row of mlm_row[m]
+  // is mlm_src[m], of sequence s's first token cls_src[s]. With head_rows_only off: every row.
+  bool head_rows_only = true;
+  int NQ = 0;
+  std::vector<int32_t> head_row, head_start, head_pos, head_tok_flat, mlm_src, cls_src;
+  std::vector<int64_t> head_prob_off;
   bool dropout = false;
   model::DropoutContext dctx;
   // activations
@@ -58,7 +66,8 @@ struct BertCpu::State {
   Vec mlm_in, mlm_pre, mlm_act, mlm_mean, mlm_rstd, mlm_t, logits;
   Vec cls_in, pooled, nsp_logits;
   // backward scratch
-  Vec dx, dtmp, dtmp2, dq, dk, dv, dctx_buf, dinter, dact;
+  Vec dx, dtmp, dtmp2, dq, dk, dv, dctx_buf, dinter, dact, dxq, x_heads;
+  Vec mlm_dt, mlm_dact, mlm_dpre, mlm_din;
   Bf16Copy x16;  // bf16 runs: an operand several GEMMs read in a row, rounded once (ScopedBf16)
 };
 
@@ -66,6 +75,8 @@ BertCpu::BertCpu(const model::ParamLayout& layout) : layout_(layout), st_(new St
   st_->layers.resize(static_cast<size_t>(layout.config.layers));
 }
 BertCpu::~BertCpu() { delete st_; }
+
+void BertCpu::set_last_layer_head_rows_only(bool on) { st_->head_rows_only = on; }
 
 const std::vector<float>& BertCpu::mlm_logits() const { return st_->logits; }
 const std::vector<float>& BertCpu::nsp_logits() const { return st_->nsp_logits; }
@@ -127,14 +138,39 @@ void prepare_tokens(const data::Batch& b, const model::BertConfig& c, auto& st) 
   st.prob_off = attention_prob_offsets(st.start.data(), st.S, c.heads);
 }
 
+// The last layer's query rows (State::head_row): the heads read the last layer's output only there.
+void prepare_head_rows(auto& st, int heads) {
+  std::vector<int32_t> at(static_cast<size_t>(st.T), -1);
+  for (int s = 0; s < st.S; ++s) at[st.start[s]] = 0;
+  for (int r : st.mlm_row) at[r] = 0;
+  st.head_row.clear(), st.head_start.clear(), st.head_pos.clear(), st.head_tok_flat.clear();
+  for (int s = 0; s < st.S; ++s) {
+    st.head_start.push_back(static_cast<int32_t>(st.head_row.size()));
+    for (int r = st.start[s]; r < st.start[s + 1]; ++r)
+      if (!st.head_rows_only || at[r] == 0) {
+        at[r] = static_cast<int32_t>(st.head_row.size());
+        st.head_row.push_back(r);
+        st.head_pos.push_back(r - st.start[s]);
+        st.head_tok_flat.push_back(st.tok_flat[r]);
+      }
+  }
+  st.NQ = static_cast<int>(st.head_row.size());
+  st.head_start.push_back(st.NQ);
+  st.mlm_src.resize(st.mlm_row.size()), st.cls_src.resize(static_cast<size_t>(st.S));
+  for (size_t m = 0; m < st.mlm_row.size(); ++m) st.mlm_src[m] = at[st.mlm_row[m]];
+  for (int s = 0; s < st.S; ++s) st.cls_src[s] = at[st.start[s]];
+  st.head_prob_off = attention_prob_offsets(st.start.data(), st.S, heads, st.head_start.data());
+}
+
 }  // namespace
 
 model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const model::DropoutContext& d) {
   const model::BertConfig& c = layout_.config;
   State& st = *st_;
   prepare_tokens(b, c, st);
+  prepare_head_rows(st, c.heads);
   const int T = st.T, H = c.hidden, I = c.intermediate, S = st.S, M = st.M;
-  const size_t TH = static_cast<size_t>(T) * H, TI = static_cast<size_t>(T) * I;
+  const size_t TH = static_cast<size_t>(T) * H;
   st.dropout = d.enabled;
   st.dctx = d;
   const float ph = d.enabled ? c.hidden_dropout : 0.0f, pa = d.enabled ? c.attention_dropout : 0.0f;
@@ -150,36 +186,58 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
                     st.emb_rstd.data(), T, H);
   dropout_forward(st.emb_ln.data(), st.x0.data(), st.emb_keep.data(), st.tok_flat.data(), T, H, stream(-1, 0), ph);
 
-  AttentionShape ash{c.heads, c.head_dim(), st.seq_len, st.start.data(), st.first_flat.data(), S, st.prob_off.data()};
   const float* x = st.x0.data();
   for (int l = 0; l < c.layers; ++l) {
     const model::LayerOffsets& o = layout_.layer[l];
     LayerActs& a = st.layers[l];
-    for (Vec* v : {&a.q, &a.k, &a.v, &a.ctx, &a.res1, &a.h1, &a.res2, &a.h2}) fit(*v, TH);
-    for (Vec* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, T);
-    fit(a.inter, TI), fit(a.act, TI), fit(a.akeep, TH), fit(a.okeep, TH);
-    fit(a.probs, st.prob_off[S]), fit(a.pkeep, st.prob_off[S]);
+    // Every row is a query, but in the last layer only the rows the heads read (xq: those rows of x).
+    const bool last = l == c.layers - 1;
+    const int n = last ? st.NQ : T;
+    const size_t nH = static_cast<size_t>(n) * H, nI = static_cast<size_t>(n) * I;
+    const int32_t* tok_flat = last ? st.head_tok_flat.data() : st.tok_flat.data();
+    const int64_t* prob_off = last ? st.head_prob_off.data() : st.prob_off.data();
+    const AttentionShape ash{c.heads,  c.head_dim(),
+                             st.seq_len, st.start.data(),
+                             st.first_flat.data(), S,
+                             prob_off, last ? st.head_start.data() : nullptr,
+                             last ? st.head_pos.data() : nullptr};
+    fit(a.k, TH), fit(a.v, TH);
+    for (Vec* v : {&a.q, &a.ctx, &a.res1, &a.h1, &a.res2, &a.h2}) fit(*v, nH);
+    for (Vec* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, n);
+    fit(a.inter, nI), fit(a.act, nI), fit(a.akeep, nH), fit(a.okeep, nH);
+    fit(a.probs, prob_off[S]), fit(a.pkeep, prob_off[S]);
+    const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
+    bf16 ? fit(a.dropped16, prob_off[S]) : fit(a.dropped, prob_off[S]);
+    const AttentionDropped dropped{bf16 ? nullptr : a.dropped.data(), bf16 ? a.dropped16.data() : nullptr};
     fit(st.dtmp, TH);
+    const float* xq = x;
+    if (last) {
+      fit(st.x_heads, nH);
+      for (int i = 0; i < n; ++i)
+        std::memcpy(st.x_heads.data() + static_cast<size_t>(i) * H, x + static_cast<size_t>(st.head_row[i]) * H,
+                    sizeof(float) * H);
+      xq = st.x_heads.data();
+    }
 
     {
       const ScopedBf16 round_once(st.x16, x, TH);  // bf16: the layer input, read by Q, K and V
-      linear_forward(x, P + o.q_w, P + o.q_b, a.q.data(), T, H, H);
+      linear_forward(xq, P + o.q_w, P + o.q_b, a.q.data(), n, H, H);
       linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
       linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
     }
     attention_forward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), a.ctx.data(),
-                      stream(l, 0), pa);
-    linear_forward(a.ctx.data(), P + o.ao_w, P + o.ao_b, st.dtmp.data(), T, H, H);
-    dropout_forward(st.dtmp.data(), a.res1.data(), a.akeep.data(), st.tok_flat.data(), T, H, stream(l, 1), ph);
-    for (size_t i = 0; i < TH; ++i) a.res1[i] += x[i];
-    layernorm_forward(a.res1.data(), P + o.ao_ln_g, P + o.ao_ln_b, a.h1.data(), a.mean1.data(), a.rstd1.data(), T, H);
-    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.data(), T, H, I);
-    gelu_forward(a.inter.data(), a.act.data(), TI);
-    linear_forward(a.act.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), T, I, H);
-    dropout_forward(st.dtmp.data(), a.res2.data(), a.okeep.data(), st.tok_flat.data(), T, H, stream(l, 2), ph);
-    for (size_t i = 0; i < TH; ++i) a.res2[i] += a.h1[i];
-    layernorm_forward(a.res2.data(), P + o.o_ln_g, P + o.o_ln_b, a.h2.data(), a.mean2.data(), a.rstd2.data(), T, H);
-    x = a.h2.data();
+                      stream(l, 0), pa, dropped);
+    linear_forward(a.ctx.data(), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H);
+    dropout_forward(st.dtmp.data(), a.res1.data(), a.akeep.data(), tok_flat, n, H, stream(l, 1), ph);
+    for (size_t i = 0; i < nH; ++i) a.res1[i] += xq[i];
+    layernorm_forward(a.res1.data(), P + o.ao_ln_g, P + o.ao_ln_b, a.h1.data(), a.mean1.data(), a.rstd1.data(), n, H);
+    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.data(), n, H, I);
+    gelu_forward(a.inter.data(), a.act.data(), nI);
+    linear_forward(a.act.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
+    dropout_forward(st.dtmp.data(), a.res2.data(), a.okeep.data(), tok_flat, n, H, stream(l, 2), ph);
+    for (size_t i = 0; i < nH; ++i) a.res2[i] += a.h1[i];
+    layernorm_forward(a.res2.data(), P + o.o_ln_g, P + o.o_ln_b, a.h2.data(), a.mean2.data(), a.rstd2.data(), n, H);
+    x = a.h2.data();  // the last layer's: st.NQ rows
   }
 
   model::StepStats stats;
@@ -192,7 +250,7 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
   fit(st.mlm_mean, M), fit(st.mlm_rstd, M);
   st.logits.resize(static_cast<size_t>(M) * V);
   for (int m = 0; m < M; ++m)
-    std::memcpy(st.mlm_in.data() + static_cast<size_t>(m) * H, x + static_cast<size_t>(st.mlm_row[m]) * H,
+    std::memcpy(st.mlm_in.data() + static_cast<size_t>(m) * H, x + static_cast<size_t>(st.mlm_src[m]) * H,
                 sizeof(float) * H);
   linear_forward(st.mlm_in.data(), P + layout_.mlm_w, P + layout_.mlm_b, st.mlm_pre.data(), M, H, H);
   gelu_forward(st.mlm_pre.data(), st.mlm_act.data(), MH);
@@ -209,7 +267,7 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
   fit(st.cls_in, static_cast<size_t>(S) * H), fit(st.pooled, static_cast<size_t>(S) * H);
   st.nsp_logits.resize(static_cast<size_t>(S) * 2);
   for (int s = 0; s < S; ++s)
-    std::memcpy(st.cls_in.data() + static_cast<size_t>(s) * H, x + static_cast<size_t>(st.start[s]) * H,
+    std::memcpy(st.cls_in.data() + static_cast<size_t>(s) * H, x + static_cast<size_t>(st.cls_src[s]) * H,
                 sizeof(float) * H);
   linear_forward(st.cls_in.data(), P + layout_.pool_w, P + layout_.pool_b, st.pooled.data(), S, H, H);
   for (size_t i = 0; i < static_cast<size_t>(S) * H; ++i) st.pooled[i] = std::tanh(st.pooled[i]);
@@ -231,28 +289,29 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
   const int T = st.T, H = c.hidden, I = c.intermediate, S = st.S, M = st.M, V = c.vocab_size;
   const size_t TH = static_cast<size_t>(T) * H, TI = static_cast<size_t>(T) * I;
   const float ph = st.dropout ? c.hidden_dropout : 0.0f, pa = st.dropout ? c.attention_dropout : 0.0f;
-  for (Vec* v : {&st.dx, &st.dtmp, &st.dtmp2, &st.dq, &st.dk, &st.dv, &st.dctx_buf}) fit(*v, TH);
+  for (Vec* v : {&st.dx, &st.dtmp, &st.dtmp2, &st.dq, &st.dk, &st.dv, &st.dctx_buf, &st.dxq}) fit(*v, TH);
   fit(st.dinter, TI), fit(st.dact, TI);
-  std::fill(st.dx.begin(), st.dx.begin() + static_cast<std::ptrdiff_t>(TH), 0.0f);
+  // The heads' gradient lands on the last layer's output: st.NQ rows.
+  std::fill(st.dx.begin(), st.dx.begin() + static_cast<std::ptrdiff_t>(st.NQ) * H, 0.0f);
   const size_t MH = static_cast<size_t>(M) * H;
 
   // MLM head.
   if (M > 0) {
     float* dlogits = st.logits.data();
     cross_entropy(st.logits.data(), st.mlm_label.data(), M, V, grad_scale / static_cast<float>(M), dlogits);
-    Vec dt(MH), dact(MH), dpre(MH), din(MH);
+    for (Vec* v : {&st.mlm_dt, &st.mlm_dact, &st.mlm_dpre, &st.mlm_din}) fit(*v, MH);
+    float *dt = st.mlm_dt.data(), *dact = st.mlm_dact.data(), *dpre = st.mlm_dpre.data(), *din = st.mlm_din.data();
     {
       const ScopedBf16 round_once(st.x16, dlogits, static_cast<size_t>(M) * V);  // bf16: read by both products
-      gemm(false, false, M, H, V, 1.0f, dlogits, V, P + layout_.word_emb, H, 0.0f, dt.data(), H);
+      gemm(false, false, M, H, V, 1.0f, dlogits, V, P + layout_.word_emb, H, 0.0f, dt, H);
       gemm(true, false, V, H, M, 1.0f, dlogits, V, st.mlm_t.data(), H, 1.0f, G + layout_.word_emb, H);
     }
     add_column_sums(dlogits, G + layout_.mlm_out_bias, M, V);
-    layernorm_backward(st.mlm_act.data(), P + layout_.mlm_ln_g, st.mlm_mean.data(), st.mlm_rstd.data(), dt.data(),
-                       dact.data(), G + layout_.mlm_ln_g, G + layout_.mlm_ln_b, M, H);
-    gelu_backward(st.mlm_pre.data(), dact.data(), dpre.data(), MH);
-    linear_backward(st.mlm_in.data(), P + layout_.mlm_w, dpre.data(), din.data(), G + layout_.mlm_w,
-                    G + layout_.mlm_b, M, H, H);
-    scatter_add_rows(din.data(), st.mlm_row.data(), M, H, st.dx.data());
+    layernorm_backward(st.mlm_act.data(), P + layout_.mlm_ln_g, st.mlm_mean.data(), st.mlm_rstd.data(), dt, dact,
+                       G + layout_.mlm_ln_g, G + layout_.mlm_ln_b, M, H);
+    gelu_backward(st.mlm_pre.data(), dact, dpre, MH);
+    linear_backward(st.mlm_in.data(), P + layout_.mlm_w, dpre, din, G + layout_.mlm_w, G + layout_.mlm_b, M, H, H);
+    scatter_add_rows(din, st.mlm_src.data(), M, H, st.dx.data());
   }
   // NSP head + pooler.
   if (S > 0) {
@@ -266,41 +325,55 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     for (size_t i = 0; i < SH; ++i) dpool[i] *= 1.0f - st.pooled[i] * st.pooled[i];
     linear_backward(st.cls_in.data(), P + layout_.pool_w, dpool.data(), din.data(), G + layout_.pool_w,
                     G + layout_.pool_b, S, H, H);
-    scatter_add_rows(din.data(), st.start.data(), S, H, st.dx.data());
+    scatter_add_rows(din.data(), st.cls_src.data(), S, H, st.dx.data());
   }
 
-  AttentionShape ash{c.heads, c.head_dim(), st.seq_len, st.start.data(), st.first_flat.data(), S, st.prob_off.data()};
   float* dx = st.dx.data();  // gradient wrt the current layer's output
   for (int l = c.layers - 1; l >= 0; --l) {
     const model::LayerOffsets& o = layout_.layer[l];
     LayerActs& a = st.layers[l];
+    const bool last = l == c.layers - 1;  // its query side is st.NQ rows (see forward)
+    const int n = last ? st.NQ : T;
+    const size_t nH = static_cast<size_t>(n) * H, nI = static_cast<size_t>(n) * I;
+    const AttentionShape ash{c.heads,  c.head_dim(),
+                             st.seq_len, st.start.data(),
+                             st.first_flat.data(), S,
+                             last ? st.head_prob_off.data() : st.prob_off.data(), last ? st.head_start.data() : nullptr,
+                             last ? st.head_pos.data() : nullptr};
     const float* x = l == 0 ? st.x0.data() : st.layers[l - 1].h2.data();
+    const float* xq = last ? st.x_heads.data() : x;
     float* dres = st.dtmp.data();
     float* dh1 = st.dtmp2.data();
     // LN2 → residual (h1) + dropout → output dense → GELU → intermediate dense
     layernorm_backward(a.res2.data(), P + o.o_ln_g, a.mean2.data(), a.rstd2.data(), dx, dres, G + o.o_ln_g,
-                       G + o.o_ln_b, T, H);
-    std::memcpy(dh1, dres, sizeof(float) * TH);
-    dropout_backward(dres, dres, a.okeep.data(), TH, ph);
-    linear_backward(a.act.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, T, I, H);
-    gelu_backward(a.inter.data(), st.dact.data(), st.dinter.data(), TI);
-    linear_backward(a.h1.data(), P + o.i_w, st.dinter.data(), dx, G + o.i_w, G + o.i_b, T, H, I);
-    for (size_t i = 0; i < TH; ++i) dh1[i] += dx[i];
+                       G + o.o_ln_b, n, H);
+    std::memcpy(dh1, dres, sizeof(float) * nH);
+    dropout_backward(dres, dres, a.okeep.data(), nH, ph);
+    linear_backward(a.act.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H);
+    gelu_backward(a.inter.data(), st.dact.data(), st.dinter.data(), nI);
+    linear_backward(a.h1.data(), P + o.i_w, st.dinter.data(), dx, G + o.i_w, G + o.i_b, n, H, I);
+    for (size_t i = 0; i < nH; ++i) dh1[i] += dx[i];
     // LN1 → residual (x) + dropout → attention output dense → attention → Q/K/V
     layernorm_backward(a.res1.data(), P + o.ao_ln_g, a.mean1.data(), a.rstd1.data(), dh1, dres, G + o.ao_ln_g,
-                       G + o.ao_ln_b, T, H);
-    std::memcpy(dx, dres, sizeof(float) * TH);  // residual path into the layer input
-    dropout_backward(dres, dres, a.akeep.data(), TH, ph);
-    linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, T, H, H);
+                       G + o.ao_ln_b, n, H);
+    float* dxq = last ? st.dxq.data() : dx;  // the gradient wrt the query rows of the layer input
+    std::memcpy(dxq, dres, sizeof(float) * nH);  // residual path into the layer input
+    dropout_backward(dres, dres, a.akeep.data(), nH, ph);
+    linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H);
+    const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
     attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
-                       st.dq.data(), st.dk.data(), st.dv.data(), pa);
-    const ScopedBf16 round_once(st.x16, x, TH);  // bf16: the layer input, read by the three dW products
-    linear_backward(x, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, T, H, H);
-    for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
-    linear_backward(x, P + o.k_w, st.dk.data(), dh1, G + o.k_w, G + o.k_b, T, H, H);
-    for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
+                       st.dq.data(), st.dk.data(), st.dv.data(), pa,
+                       AttentionDropped{bf16 ? nullptr : a.dropped.data(), bf16 ? a.dropped16.data() : nullptr});
+    const ScopedBf16 round_once(st.x16, x, TH);  // bf16: the layer input, read by the K and V (and Q) dW products
+    linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H);
+    for (size_t i = 0; i < nH; ++i) dxq[i] += dh1[i];
+    // K and V read every row: in the last layer dx becomes [T, H] here, and the query rows join it.
+    linear_backward(x, P + o.k_w, st.dk.data(), last ? dx : dh1, G + o.k_w, G + o.k_b, T, H, H);
+    if (!last)
+      for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
     linear_backward(x, P + o.v_w, st.dv.data(), dh1, G + o.v_w, G + o.v_b, T, H, H);
     for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
+    if (last) scatter_add_rows(dxq, st.head_row.data(), n, H, dx);
   }
   // Embeddings.
   dropout_backward(dx, dx, st.emb_keep.data(), TH, ph);

@@ -110,8 +110,11 @@ bool cpu_has_bf16_matmul(std::string* isa) {
   return got == dnnl::cpu_isa::avx512_core_amx || got == dnnl::cpu_isa::avx512_core_bf16;
 }
 
-void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-               float beta, float* c, int ldc) {
+namespace {
+
+// A is `a_bf16` (already bf16) when given, else the fp32 `a`.
+void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, const uint16_t* a_bf16, int lda,
+                     const float* b, int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
   if (ldc != n) {
     // oneDNN takes its AMX kernels only for a dense C (a strided one, e.g. a head's slice of a
@@ -121,7 +124,7 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* 
     if (beta != 0.0f)
       for (int i = 0; i < m; ++i)
         std::memcpy(dense.data() + static_cast<size_t>(i) * n, c + static_cast<size_t>(i) * ldc, sizeof(float) * n);
-    gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, dense.data(), n);
+    gemm_bf16_any_a(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, ldb, beta, dense.data(), n);
     for (int i = 0; i < m; ++i)
       std::memcpy(c + static_cast<size_t>(i) * ldc, dense.data() + static_cast<size_t>(i) * n, sizeof(float) * n);
     return;
@@ -129,7 +132,7 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* 
   thread_local std::vector<uint16_t> a16, b16;
   // An operand inside the mirror is read there with its own leading dimension; any other is rounded
   // into dense scratch.
-  const uint16_t* am16 = mirrored(a, lda, ta, m, k);
+  const uint16_t* am16 = a_bf16 ? a_bf16 : mirrored(a, lda, ta, m, k);
   const uint16_t* bm16 = mirrored(b, ldb, tb, k, n);
   if (!am16) pack(a, lda, ta, m, k, a16), lda = ta ? m : k;
   if (!bm16) pack(b, ldb, tb, k, n, b16), ldb = tb ? k : n;
@@ -163,6 +166,18 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* 
       bm(p.b, engine(), const_cast<uint16_t*>(bm16 ? bm16 : b16.data())), cm(p.c, engine(), c);
   p.mm.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}, {DNNL_ARG_SCRATCHPAD, sm}});
   s.wait();
+}
+
+}  // namespace
+
+void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+               float beta, float* c, int ldc) {
+  gemm_bf16_any_a(ta, tb, m, n, k, alpha, a, nullptr, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b, int ldb,
+               float beta, float* c, int ldc) {
+  gemm_bf16_any_a(ta, tb, m, n, k, alpha, nullptr, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // namespace bert::cpu

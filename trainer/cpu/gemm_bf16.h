@@ -9,6 +9,10 @@ namespace bert::cpu {
 
 void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
                float beta, float* c, int ldc);
+// The same with A already in bf16 (an operand its producer wrote as bf16, e.g. attention's dropped
+// probabilities): read as is, no rounding.
+void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b, int ldb,
+               float beta, float* c, int ldc);
 
 // Whether this CPU has bf16 matrix instructions oneDNN uses (avx512_bf16 or AMX-BF16); `isa` gets
 // oneDNN's name of the instruction set it will use.
