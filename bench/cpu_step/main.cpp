@@ -10,7 +10,7 @@
 //   --mode packed: MLPerf-like lengths (mean ~254 at seq 512) packed up to 3 per row, as our trainer
 //                  runs packed data; the dump holds the same sequences one per padded row, as MLPerf's
 //                  reference (and the peer) runs them. Throughput is sequences/s either way.
-//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--mode packed] [--precision bf16] [--steps 3] [--warmup 1]
+//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--mode packed] [--precision bf16] [--steps 3] [--warmup 1] [--gemm-reps 5]
 //   cpu_step ... --dump-batches F   (the batches as JSON, for bench/peers/hf_bert_cpu.py)
 #include <omp.h>
 #include <sys/resource.h>
