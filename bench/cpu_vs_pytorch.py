@@ -9,7 +9,12 @@ own warm-up steps excluded. Two kinds of batch (the `mode` of each configuration
 Throughput is sequences/s either way. Per configuration: the median over rounds of each run's median
 sequences/s for the whole step and for forward + backward alone, CPU seconds per sequence (all
 threads; steadier than wall time on a shared machine), the ratios ours / PyTorch, peak RSS, and
-the machine's load average around the runs. Writes one JSON (default bench/results/cpu_vs_pytorch_<UTC>.json).
+the machine's load average around the runs. The GEMM ceiling: cpu_step counts its GEMM GFLOP per step
+and times its own gemm() at the step's dominant shape (gemm_peak_gflops); gemm_floor_s = GFLOP / that
+rate, and max_ratio_at_gemm_peak = PyTorch's step time / ours' gemm_floor_s, the highest ours / PyTorch
+any implementation doing our GEMM work at that rate could reach (a goal above it needs faster GEMMs or
+fewer GEMM flops, not less overhead). Ends with a table of both ratios. Writes one JSON (default
+bench/results/cpu_vs_pytorch_<UTC>.json).
 
   bench/cpu_vs_pytorch.py [--python .venv-bench/bin/python3] [--cpu-step build/cpu_step]
         [--set default|full|matrix|tiny] [--rounds 3] [--steps N --warmup N] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY] [--out FILE]
@@ -151,12 +156,18 @@ def main():
                                                                           for x in rs),
                                    "peak_rss_mib": max(x["peak_rss_mib"] for x in rs),
                                    "per_round_seq_per_s": [x["seq_per_s"] for x in rs]}
+                    if all("gemm_floor_s" in x for x in rs):  # cpu_step's GEMM roofline (older builds: none)
+                        entry[impl].update({k: statistics.median(x[k] for x in rs) for k in
+                                            ("gemm_gflop_per_step", "gemm_peak_gflops", "gemm_floor_s", "gemm_share")})
                 if "real_tokens" in runs["ours"][0]:
                     entry["real_tokens_per_step"] = runs["ours"][0]["real_tokens"]
                     entry["padded_tokens_per_step_pytorch"] = [n * seq for n in entry["pytorch"]["sequences_per_step"]]
                 # CPU seconds per sequence (all threads): less sensitive to other load than wall time
                 entry["cpu_time_ratio_pytorch_over_ours"] = (entry["pytorch"]["cpu_s_per_sequence"] /
                                                              entry["ours"]["cpu_s_per_sequence"])
+                # the best ours / PyTorch any implementation doing our GEMM work at our measured GEMM rate could reach
+                if "gemm_floor_s" in entry["ours"]:
+                    entry["max_ratio_at_gemm_peak"] = entry["pytorch"]["step_s_median"] / entry["ours"]["gemm_floor_s"]
                 for name in impls:
                     suffix = "" if name == "ours" else "_" + name
                     entry[f"ratio{suffix}_ours_over_pytorch" if not suffix else f"ratio{suffix}_over_pytorch"] = (
@@ -166,8 +177,15 @@ def main():
                 result["results"].append(entry)
                 write(False)
                 print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "mode", "rows", "threads", "precision")
-                                  or k.startswith(("ratio", "fwd_bwd_ratio", "cpu_time"))}), file=sys.stderr, flush=True)
+                                  or k.startswith(("ratio", "fwd_bwd_ratio", "cpu_time", "max_ratio"))}), file=sys.stderr, flush=True)
     write(True)
+    print("model seq mode rows threads precision: ours/pytorch, max at GEMM peak (ours' GEMM share of its step)",
+          file=sys.stderr)
+    for e in result["results"]:
+        ceiling = (f"{e['max_ratio_at_gemm_peak']:.2f} ({e['ours']['gemm_share']:.0%})"
+                   if "max_ratio_at_gemm_peak" in e else "-")
+        print(f"{e['model']} {e['seq_len']} {e['mode']} {e['rows']} {e['threads']} {e['precision']}: "
+              f"{e['ratio_ours_over_pytorch']:.2f}, {ceiling}", file=sys.stderr)
     print(out)
     return 0
 

@@ -2,11 +2,15 @@
 // global gradient norm + clipping, LAMB), the same work CpuBackend::step does on one rank, on the
 // batches of bench/trainer_throughput/bench_batches.h (the PyTorch peer reads the same sequences from
 // --dump-batches). Prints one JSON object: per-step times, medians, sequences/s, peak RSS.
+// GEMM roofline: the GEMM GFLOP of each step (gemm_flops(), every product through gemm()/gemm_on_thread()),
+// then, after the timed steps, our gemm() (same precision and threads) timed on the step's dominant
+// shapes, best of --gemm-reps (gemm_peak_gflops): gemm_floor_s = GEMM GFLOP per step / that rate, the
+// step time if every GEMM ran at it and nothing else took any time; gemm_share = floor / step time.
 //   --mode dense:  one full-length sequence per row (every token real), the same rows for the peer
 //   --mode packed: MLPerf-like lengths (mean ~254 at seq 512) packed up to 3 per row, as our trainer
 //                  runs packed data; the dump holds the same sequences one per padded row, as MLPerf's
 //                  reference (and the peer) runs them. Throughput is sequences/s either way.
-//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--mode packed] [--precision bf16] [--steps 3] [--warmup 1]
+//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--mode packed] [--precision bf16] [--steps 3] [--warmup 1] [--gemm-reps 5]
 //   cpu_step ... --dump-batches F   (the batches as JSON, for bench/peers/hf_bert_cpu.py)
 #include <omp.h>
 #include <sys/resource.h>
@@ -17,8 +21,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -51,11 +57,49 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Our gemm() on the step's two largest products per layer, C = op(A)·B with fp32 (OpenBLAS) or bf16
+// operands as the run: the intermediate dense layer forward (tokens × 4h × h) and its weight
+// gradient xᵀ·dy (h × 4h × tokens, A transposed). In bf16 both operands are pre-rounded (registered
+// copies), as the weights and the reused activations are in the step: the rate without per-call
+// rounding, an upper bound for the floor. Best of `reps` after one untimed call; GFLOP/s per shape.
+nlohmann::json calibrate_gemm(int tokens, int hidden, int intermediate, int reps, double* peak_gflops) {
+  struct Shape {
+    const char* what;
+    bool ta;
+    int m, n, k;
+  };
+  const Shape shapes[] = {{"intermediate", false, tokens, intermediate, hidden},
+                          {"intermediate dW", true, hidden, intermediate, tokens}};
+  std::mt19937 g(7);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  nlohmann::json out = nlohmann::json::array();
+  *peak_gflops = 0;
+  for (const Shape& s : shapes) {
+    std::vector<float> a(static_cast<size_t>(s.m) * s.k), b(static_cast<size_t>(s.k) * s.n),
+        c(static_cast<size_t>(s.m) * s.n);
+    for (auto& x : a) x = nd(g);
+    for (auto& x : b) x = nd(g);
+    bert::cpu::Bf16Copy a16, b16;
+    const bert::cpu::ScopedBf16 ra(a16, a.data(), a.size()), rb(b16, b.data(), b.size());
+    const int lda = s.ta ? s.m : s.k;
+    double best = 1e30;
+    for (int r = 0; r <= reps; ++r) {
+      const auto t0 = Clock::now();
+      bert::cpu::gemm(s.ta, false, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), s.n, 0.0f, c.data(), s.n);
+      if (r > 0) best = std::min(best, seconds(t0, Clock::now()));
+    }
+    const double gflops = 2.0 * s.m * s.n * s.k / 1e9 / best;
+    *peak_gflops = std::max(*peak_gflops, gflops);
+    out.push_back({{"gemm", s.what}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"ta", s.ta}, {"best_s", best},
+                   {"gflops", gflops}});
+  }
+  return out;
+}
 
 int run(int argc, char** argv) {
   CLI::App app{"CPU backend training-step throughput"};
   std::string size = "base", dump, precision = "fp32", mode = "dense";
-  int rows = 8, seq_len = 128, threads = 1, steps = 3, warmup = 1, nbatches = 2, vocab = 30522;
+  int rows = 8, seq_len = 128, threads = 1, steps = 3, warmup = 1, nbatches = 2, vocab = 30522, gemm_reps = 5;
   uint64_t seed = 1;
   app.add_option("--size", size, "tiny | base | large")->check(CLI::IsMember({"tiny", "base", "large"}));
   app.add_option("--mode", mode, "dense (full-length rows) | packed (MLPerf-like lengths, packed rows)")
@@ -70,6 +114,8 @@ int run(int argc, char** argv) {
   app.add_option("--seed", seed, "batch and weight seed");
   app.add_option("--precision", precision, "fp32 | bf16 (the GEMMs through oneDNN, as run.precision: bf16)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
+  app.add_option("--gemm-reps", gemm_reps, "timed calls per shape of the GEMM calibration (best is kept)")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit");
   try {
     app.parse(argc, argv);
@@ -107,12 +153,13 @@ int run(int argc, char** argv) {
   bert::optim::Lamb lamb(layout, bert::optim::LambHyper{});
   bert::cpu::Bf16Copy params16;  // as CpuBackend: bf16 runs read the weights' copy LAMB rounds once per step
   if (precision == "bf16") params16.refresh(params.data(), params.size());
-  std::vector<double> step_s, fwd_bwd_s, opt_s, step_cpu_s, seqs, seq_per_s, fwd_bwd_seq_per_s, tokens;
+  std::vector<double> step_s, fwd_bwd_s, opt_s, step_cpu_s, seqs, seq_per_s, fwd_bwd_seq_per_s, tokens, gemm_gflop;
   double loss = 0;
   for (int i = 0; i < warmup + steps; ++i) {
     const bert::data::Batch& b = batches[static_cast<size_t>(i) % batches.size()];
     const auto t0 = Clock::now();
     const double c0 = process_cpu_seconds();
+    bert::cpu::reset_gemm_flops();
     std::fill(grads.begin(), grads.end(), 0.0f);
     const bert::model::DropoutContext d{true, seed, 0, static_cast<uint32_t>(i)};
     loss = model.forward(b, params.data(), d).loss;
@@ -124,6 +171,7 @@ int run(int argc, char** argv) {
     const double c2 = process_cpu_seconds();
     if (i < warmup) continue;
     step_cpu_s.push_back(c2 - c0);
+    gemm_gflop.push_back(static_cast<double>(bert::cpu::gemm_flops()) / 1e9);
     seqs.push_back(b.num_sequences);
     tokens.push_back(static_cast<double>(bert::bench::real_tokens(b)));
     seq_per_s.push_back(b.num_sequences / seconds(t0, t2));
@@ -133,8 +181,12 @@ int run(int argc, char** argv) {
     opt_s.push_back(seconds(t1, t2));
   }
   rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
+  getrusage(RUSAGE_SELF, &ru);  // before the calibration's buffers
   const double med = median(step_s);
+  double peak_gflops = 0;
+  const nlohmann::json calibration = calibrate_gemm(static_cast<int>(std::lround(median(tokens))), cfg.hidden,
+                                                    cfg.intermediate, gemm_reps, &peak_gflops);
+  const double gemm_gflop_per_step = median(gemm_gflop), floor_s = gemm_gflop_per_step / peak_gflops;
   std::cout << nlohmann::json{{"bench", "cpu_step"},
                               {"implementation", "ours"},
                               {"precision", precision},
@@ -158,7 +210,13 @@ int run(int argc, char** argv) {
                               {"seq_per_s", median(seq_per_s)},
                               {"fwd_bwd_seq_per_s", median(fwd_bwd_seq_per_s)},
                               {"peak_rss_mib", static_cast<double>(ru.ru_maxrss) / 1024.0},
-                              {"last_loss", loss}}
+                              {"last_loss", loss},
+                              {"gemm_gflop", gemm_gflop},
+                              {"gemm_gflop_per_step", gemm_gflop_per_step},
+                              {"gemm_calibration", calibration},
+                              {"gemm_peak_gflops", peak_gflops},
+                              {"gemm_floor_s", floor_s},
+                              {"gemm_share", floor_s / med}}
                    .dump()
             << "\n";
   return 0;

@@ -19,15 +19,20 @@ void blas(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
 }
 
 std::atomic<MatmulPrecision> g_precision{MatmulPrecision::fp32};
+std::atomic<uint64_t> g_flops{0};
 
 }  // namespace
 
 void set_matmul_precision(MatmulPrecision p) { g_precision = p; }
 MatmulPrecision matmul_precision() { return g_precision; }
 
+uint64_t gemm_flops() { return g_flops.load(std::memory_order_relaxed); }
+void reset_gemm_flops() { g_flops.store(0, std::memory_order_relaxed); }
+
 // OpenBLAS runs single-threaded inside each OpenMP thread, on a block of C's rows: one thread pool
 // (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's own), which made a
-// 2-core run several times slower.
+// 2-core run several times slower. Every product, whole or a row block, goes through gemm_on_thread,
+// which counts its flops.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
@@ -43,13 +48,15 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
     const int r0 = i * per, rows = std::min(per, m - r0);
     if (rows <= 0) continue;
     const float* ai = ta ? a + r0 : a + static_cast<size_t>(r0) * lda;
-    blas(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
+    gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
   }
 }
 
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                     int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
+  g_flops.fetch_add(2ull * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k),
+                    std::memory_order_relaxed);
   if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
     gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else

@@ -1,6 +1,7 @@
 // Row-major single-precision GEMM: C = alpha·op(A)·op(B) + beta·C, op = transpose when ta/tb.
 // gemm() goes through OpenBLAS; gemm_ref() is the plain-loop reference kept for tests.
 #pragma once
+#include <cstdint>
 
 namespace bert::cpu {
 
@@ -18,6 +19,12 @@ void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a
 enum class MatmulPrecision { fp32, bf16 };
 void set_matmul_precision(MatmulPrecision p);
 MatmulPrecision matmul_precision();
+
+// Floating-point operations (2·m·n·k per product, either precision) through gemm() and
+// gemm_on_thread() since process start or the last reset, summed over all threads: the GEMM work
+// of a step for benches (bench/cpu_step). A relaxed atomic add per product (per row block in gemm()).
+uint64_t gemm_flops();
+void reset_gemm_flops();
 
 // gemm() splits C's rows over the OpenMP threads and runs OpenBLAS single-threaded in each; this
 // pins OpenBLAS's own pool to one thread (call once at startup).
