@@ -107,7 +107,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       }
       float* ch = ctx + static_cast<size_t>(b.q0) * hidden + h * d;
       if (bf16)
-        gemm_bf16(false, false, nq, d, len, 1.0f, dropped16, len, vh, hidden, 0.0f, ch, hidden);
+        gemm_on_thread(false, false, nq, d, len, 1.0f, dropped16, len, vh, hidden, 0.0f, ch, hidden);
       else
         gemm_on_thread(false, false, nq, d, len, 1.0f, dropped, len, vh, hidden, 0.0f, ch, hidden);
     }
@@ -146,7 +146,7 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
                              scratch16.data() + static_cast<size_t>(i) * len, len);
           dropped16 = scratch16.data();
         }
-        gemm_bf16(true, false, len, d, nq, 1.0f, dropped16, len, dctx + aq, hidden, 0.0f, dv + at, hidden);
+        gemm_on_thread(true, false, len, d, nq, 1.0f, dropped16, len, dctx + aq, hidden, 0.0f, dv + at, hidden);
       } else {
         const float* dropped = saved.f32 ? saved.f32 + b.prob : nullptr;
         if (!dropped) {
@@ -167,8 +167,8 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
       if (bf16) {
         ds16.resize(ll);
         to_bf16(ds.data(), ds16.data(), ll);
-        gemm_bf16(false, false, nq, d, len, 1.0f, ds16.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
-        gemm_bf16(true, false, len, d, nq, 1.0f, ds16.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
+        gemm_on_thread(false, false, nq, d, len, 1.0f, ds16.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
+        gemm_on_thread(true, false, len, d, nq, 1.0f, ds16.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
       } else {
         gemm_on_thread(false, false, nq, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
         gemm_on_thread(true, false, len, d, nq, 1.0f, ds.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);

@@ -63,6 +63,14 @@ void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const fl
     blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b,
+                    int ldb, float beta, float* c, int ldc) {
+  if (m == 0 || n == 0) return;
+  g_flops.fetch_add(2ull * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k),
+                    std::memory_order_relaxed);
+  gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc) {
   for (int i = 0; i < m; ++i)

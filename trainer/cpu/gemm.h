@@ -11,6 +11,9 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
 // loop (attention's per-(sequence, head) products).
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                     int ldb, float beta, float* c, int ldc);
+// The same with A already rounded to bf16 by its producer (bf16 matmul precision only).
+void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b,
+                    int ldb, float beta, float* c, int ldc);
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc);
 
