@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "trainer/cpu/attention.h"
@@ -69,10 +70,20 @@ struct BertCpu::State {
   Vec dx, dtmp, dtmp2, dq, dk, dv, dctx_buf, dinter, dact, dxq, x_heads;
   Vec mlm_dt, mlm_dact, mlm_dpre, mlm_din;
   Bf16Copy x16;  // bf16 runs: an operand several GEMMs read in a row, rounded once (ScopedBf16)
+  // bf16 runs: each layer's GEMM inputs rounded once in forward and kept, registered, for backward's
+  // dW products (the layer input, its query rows in the last layer, the attention output, h1, the GELU
+  // output). Released when the layer's backward is done, or at the next forward.
+  enum Kept { kX, kXq, kCtx, kH1, kAct, kKept };
+  std::unique_ptr<Bf16Copy[]> kept;
+  Bf16Copy& kept16(int layer, Kept which) { return kept[static_cast<size_t>(layer) * kKept + which]; }
+  void release_kept(int layer) {
+    for (int k = 0; k < kKept; ++k) kept16(layer, static_cast<Kept>(k)).release();
+  }
 };
 
 BertCpu::BertCpu(const model::ParamLayout& layout) : layout_(layout), st_(new State) {
   st_->layers.resize(static_cast<size_t>(layout.config.layers));
+  st_->kept.reset(new Bf16Copy[static_cast<size_t>(layout.config.layers) * State::kKept]);
 }
 BertCpu::~BertCpu() { delete st_; }
 
@@ -169,6 +180,8 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
   State& st = *st_;
   prepare_tokens(b, c, st);
   prepare_head_rows(st, c.heads);
+  for (int l = 0; l < c.layers; ++l) st.release_kept(l);  // before any buffer they cover moves (fit)
+  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
   const int T = st.T, H = c.hidden, I = c.intermediate, S = st.S, M = st.M;
   const size_t TH = static_cast<size_t>(T) * H;
   st.dropout = d.enabled;
@@ -206,7 +219,6 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
     for (Vec* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, n);
     fit(a.inter, nI), fit(a.act, nI), fit(a.akeep, nH), fit(a.okeep, nH);
     fit(a.probs, prob_off[S]), fit(a.pkeep, prob_off[S]);
-    const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
     bf16 ? fit(a.dropped16, prob_off[S]) : fit(a.dropped, prob_off[S]);
     const AttentionDropped dropped{bf16 ? nullptr : a.dropped.data(), bf16 ? a.dropped16.data() : nullptr};
     fit(st.dtmp, TH);
@@ -219,20 +231,21 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
       xq = st.x_heads.data();
     }
 
-    {
-      const ScopedBf16 round_once(st.x16, x, TH);  // bf16: the layer input, read by Q, K and V
-      linear_forward(xq, P + o.q_w, P + o.q_b, a.q.data(), n, H, H);
-      linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
-      linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
-    }
+    if (bf16) st.kept16(l, State::kX).refresh(x, TH);
+    if (bf16 && last) st.kept16(l, State::kXq).refresh(xq, nH);
+    linear_forward(xq, P + o.q_w, P + o.q_b, a.q.data(), n, H, H);
+    linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
+    linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
     attention_forward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), a.ctx.data(),
                       stream(l, 0), pa, dropped);
+    if (bf16) st.kept16(l, State::kCtx).refresh(a.ctx.data(), nH);
     linear_forward(a.ctx.data(), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H);
     dropout_forward(st.dtmp.data(), a.res1.data(), a.akeep.data(), tok_flat, n, H, stream(l, 1), ph);
     for (size_t i = 0; i < nH; ++i) a.res1[i] += xq[i];
     layernorm_forward(a.res1.data(), P + o.ao_ln_g, P + o.ao_ln_b, a.h1.data(), a.mean1.data(), a.rstd1.data(), n, H);
+    if (bf16) st.kept16(l, State::kH1).refresh(a.h1.data(), nH);
     linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.data(), n, H, I);
-    gelu_forward(a.inter.data(), a.act.data(), nI);
+    gelu_forward(a.inter.data(), a.act.data(), nI, bf16 ? st.kept16(l, State::kAct).reserve(a.act.data(), nI) : nullptr);
     linear_forward(a.act.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
     dropout_forward(st.dtmp.data(), a.res2.data(), a.okeep.data(), tok_flat, n, H, stream(l, 2), ph);
     for (size_t i = 0; i < nH; ++i) a.res2[i] += a.h1[i];
@@ -364,7 +377,6 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
                        st.dq.data(), st.dk.data(), st.dv.data(), pa,
                        AttentionDropped{bf16 ? nullptr : a.dropped.data(), bf16 ? a.dropped16.data() : nullptr});
-    const ScopedBf16 round_once(st.x16, x, TH);  // bf16: the layer input, read by the K and V (and Q) dW products
     linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H);
     for (size_t i = 0; i < nH; ++i) dxq[i] += dh1[i];
     // K and V read every row: in the last layer dx becomes [T, H] here, and the query rows join it.
@@ -374,6 +386,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     linear_backward(x, P + o.v_w, st.dv.data(), dh1, G + o.v_w, G + o.v_b, T, H, H);
     for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
     if (last) scatter_add_rows(dxq, st.head_row.data(), n, H, dx);
+    st.release_kept(l);
   }
   // Embeddings.
   dropout_backward(dx, dx, st.emb_keep.data(), TH, ph);

@@ -6,11 +6,15 @@
 namespace bert::cpu {
 
 void Bf16Copy::refresh(const float* x, size_t n) {
+  to_bf16(x, reserve(x, n), n);
+}
+
+uint16_t* Bf16Copy::reserve(const float* x, size_t n) {
   release();
   copy_.resize(n);
-  to_bf16(x, copy_.data(), n);
   add_bf16_copy(x, n, copy_.data());
   base_ = x;
+  return copy_.data();
 }
 
 void Bf16Copy::release() {

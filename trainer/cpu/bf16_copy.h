@@ -21,6 +21,9 @@ class Bf16Copy {
 
   // Rounds x[0, n) into the copy (OpenMP threads) and registers it for that buffer.
   void refresh(const float* x, size_t n);
+  // Registers the copy for x[0, n) and returns it for the caller to fill with x's rounding (a producer
+  // that writes both in one pass), before any GEMM reads x.
+  uint16_t* reserve(const float* x, size_t n);
   // Unregisters (the memory stays for the next refresh).
   void release();
   // The copy, for a writer that keeps it in step (Lamb::step); null before refresh().

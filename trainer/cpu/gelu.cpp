@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "trainer/cpu/gemm_bf16.h"
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
@@ -38,12 +39,13 @@ BERT_CPU_CLONES void backward_block(const float* x, const float* dy, float* dx, 
 
 }  // namespace
 
-void gelu_forward(const float* x, float* y, size_t n) {
+void gelu_forward(const float* x, float* y, size_t n, uint16_t* y16) {
   const auto blocks = static_cast<int64_t>((n + kBlock - 1) / kBlock);
 #pragma omp parallel for schedule(static)
   for (int64_t b = 0; b < blocks; ++b) {
-    const size_t at = static_cast<size_t>(b) * kBlock;
-    forward_block(x + at, y + at, std::min(kBlock, n - at));
+    const size_t at = static_cast<size_t>(b) * kBlock, len = std::min(kBlock, n - at);
+    forward_block(x + at, y + at, len);
+    if (y16) to_bf16(y + at, y16 + at, len);  // while the block is in L1
   }
 }
 
