@@ -38,14 +38,15 @@ class CpuBackend final : public TrainBackend {
 
   bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) override {
     const int ga = cfg_.gradient_accumulation_steps;
-    std::fill(grads_.begin(), grads_.end(), 0.0f);
     double loss_sum = 0, seqs = 0;
     for (int micro = 0; micro < ga; ++micro) {
       if (!next(batch_)) return false;
       model::DropoutContext d{true, cfg_.seed, static_cast<uint32_t>(coll_.rank()),
                             static_cast<uint32_t>(step_index * ga + micro)};
       const model::StepStats st = model_.forward(batch_, params_.data(), d);
-      model_.backward(params_.data(), grads_.data(), 1.0f / static_cast<float>(ga));
+      // the first micro-batch sets the gradients (no zeroing pass first), the others add to them
+      model_.backward(params_.data(), grads_.data(), 1.0f / static_cast<float>(ga),
+                      micro == 0 ? cpu::BertCpu::Grads::overwrite : cpu::BertCpu::Grads::add);
       loss_sum += st.loss / ga;
       seqs += st.sequences;
     }

@@ -160,10 +160,9 @@ int run(int argc, char** argv) {
     const auto t0 = Clock::now();
     const double c0 = process_cpu_seconds();
     bert::cpu::reset_gemm_flops();
-    std::fill(grads.begin(), grads.end(), 0.0f);
     const bert::model::DropoutContext d{true, seed, 0, static_cast<uint32_t>(i)};
     loss = model.forward(b, params.data(), d).loss;
-    model.backward(params.data(), grads.data(), 1.0f);
+    model.backward(params.data(), grads.data(), 1.0f, bert::cpu::BertCpu::Grads::overwrite);  // as CpuBackend
     const auto t1 = Clock::now();
     const double norm = bert::optim::global_grad_norm(layout, grads.data());
     lamb.step(params.data(), grads.data(), 1e-4, bert::optim::clip_factor(norm), params16.data());

@@ -296,7 +296,7 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
   return stats;
 }
 
-void BertCpu::backward(const float* P, float* G, float grad_scale) {
+void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
   const model::BertConfig& c = layout_.config;
   State& st = *st_;
   const int T = st.T, H = c.hidden, I = c.intermediate, S = st.S, M = st.M, V = c.vocab_size;
@@ -307,8 +307,19 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
   // The heads' gradient lands on the last layer's output: st.NQ rows.
   std::fill(st.dx.begin(), st.dx.begin() + static_cast<std::ptrdiff_t>(st.NQ) * H, 0.0f);
   const size_t MH = static_cast<size_t>(M) * H;
+  // acc: add into G, else the first write of each tensor sets it (beta 0).
+  bool acc = mode == Grads::add;
+  if (!acc && (M == 0 || S == 0)) {  // a head with no rows writes nothing: zero everything (rare)
+    std::fill(G, G + layout_.total, 0.0f);
+    acc = true;
+  }
+  if (!acc) {  // only scattered into, never set
+    std::fill(G + layout_.pos_emb, G + layout_.pos_emb + static_cast<size_t>(c.max_position) * H, 0.0f);
+    std::fill(G + layout_.type_emb, G + layout_.type_emb + static_cast<size_t>(c.type_vocab) * H, 0.0f);
+  }
+  const float beta = acc ? 1.0f : 0.0f;
 
-  // MLM head.
+  // MLM head.  (word_emb: the decoder's product sets it, the embeddings' scatter adds to it last)
   if (M > 0) {
     float* dlogits = st.logits.data();
     cross_entropy(st.logits.data(), st.mlm_label.data(), M, V, grad_scale / static_cast<float>(M), dlogits);
@@ -317,13 +328,14 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     {
       const ScopedBf16 round_once(st.x16, dlogits, static_cast<size_t>(M) * V);  // bf16: read by both products
       gemm(false, false, M, H, V, 1.0f, dlogits, V, P + layout_.word_emb, H, 0.0f, dt, H);
-      gemm(true, false, V, H, M, 1.0f, dlogits, V, st.mlm_t.data(), H, 1.0f, G + layout_.word_emb, H);
+      gemm(true, false, V, H, M, 1.0f, dlogits, V, st.mlm_t.data(), H, beta, G + layout_.word_emb, H);
     }
-    add_column_sums(dlogits, G + layout_.mlm_out_bias, M, V);
+    add_column_sums(dlogits, G + layout_.mlm_out_bias, M, V, acc);
     layernorm_backward(st.mlm_act.data(), P + layout_.mlm_ln_g, st.mlm_mean.data(), st.mlm_rstd.data(), dt, dact,
-                       G + layout_.mlm_ln_g, G + layout_.mlm_ln_b, M, H);
+                       G + layout_.mlm_ln_g, G + layout_.mlm_ln_b, M, H, acc);
     gelu_backward(st.mlm_pre.data(), dact, dpre, MH);
-    linear_backward(st.mlm_in.data(), P + layout_.mlm_w, dpre, din, G + layout_.mlm_w, G + layout_.mlm_b, M, H, H);
+    linear_backward(st.mlm_in.data(), P + layout_.mlm_w, dpre, din, G + layout_.mlm_w, G + layout_.mlm_b, M, H, H,
+                    acc);
     scatter_add_rows(din, st.mlm_src.data(), M, H, st.dx.data());
   }
   // NSP head + pooler.
@@ -332,12 +344,12 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     cross_entropy(dlog.data(), st.nsp_label.data(), S, 2, grad_scale / static_cast<float>(S), dlog.data());
     const size_t SH = static_cast<size_t>(S) * H;
     Vec dpool(SH), din(SH);
-    gemm(true, false, 2, H, S, 1.0f, dlog.data(), 2, st.pooled.data(), H, 1.0f, G + layout_.nsp_w, H);
-    add_column_sums(dlog.data(), G + layout_.nsp_b, S, 2);
+    gemm(true, false, 2, H, S, 1.0f, dlog.data(), 2, st.pooled.data(), H, beta, G + layout_.nsp_w, H);
+    add_column_sums(dlog.data(), G + layout_.nsp_b, S, 2, acc);
     gemm(false, false, S, H, 2, 1.0f, dlog.data(), 2, P + layout_.nsp_w, H, 0.0f, dpool.data(), H);
     for (size_t i = 0; i < SH; ++i) dpool[i] *= 1.0f - st.pooled[i] * st.pooled[i];
     linear_backward(st.cls_in.data(), P + layout_.pool_w, dpool.data(), din.data(), G + layout_.pool_w,
-                    G + layout_.pool_b, S, H, H);
+                    G + layout_.pool_b, S, H, H, acc);
     scatter_add_rows(din.data(), st.cls_src.data(), S, H, st.dx.data());
   }
 
@@ -359,31 +371,31 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
     float* dh1 = st.dtmp2.data();
     // LN2 → residual (h1) + dropout → output dense → GELU → intermediate dense
     layernorm_backward(a.res2.data(), P + o.o_ln_g, a.mean2.data(), a.rstd2.data(), dx, dres, G + o.o_ln_g,
-                       G + o.o_ln_b, n, H);
+                       G + o.o_ln_b, n, H, acc);
     std::memcpy(dh1, dres, sizeof(float) * nH);
     dropout_backward(dres, dres, a.okeep.data(), nH, ph);
-    linear_backward(a.act.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H);
+    linear_backward(a.act.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
     gelu_backward(a.inter.data(), st.dact.data(), st.dinter.data(), nI);
-    linear_backward(a.h1.data(), P + o.i_w, st.dinter.data(), dx, G + o.i_w, G + o.i_b, n, H, I);
+    linear_backward(a.h1.data(), P + o.i_w, st.dinter.data(), dx, G + o.i_w, G + o.i_b, n, H, I, acc);
     for (size_t i = 0; i < nH; ++i) dh1[i] += dx[i];
     // LN1 → residual (x) + dropout → attention output dense → attention → Q/K/V
     layernorm_backward(a.res1.data(), P + o.ao_ln_g, a.mean1.data(), a.rstd1.data(), dh1, dres, G + o.ao_ln_g,
-                       G + o.ao_ln_b, n, H);
+                       G + o.ao_ln_b, n, H, acc);
     float* dxq = last ? st.dxq.data() : dx;  // the gradient wrt the query rows of the layer input
     std::memcpy(dxq, dres, sizeof(float) * nH);  // residual path into the layer input
     dropout_backward(dres, dres, a.akeep.data(), nH, ph);
-    linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H);
+    linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, acc);
     const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
     attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
                        st.dq.data(), st.dk.data(), st.dv.data(), pa,
                        AttentionDropped{bf16 ? nullptr : a.dropped.data(), bf16 ? a.dropped16.data() : nullptr});
-    linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H);
+    linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H, acc);
     for (size_t i = 0; i < nH; ++i) dxq[i] += dh1[i];
     // K and V read every row: in the last layer dx becomes [T, H] here, and the query rows join it.
-    linear_backward(x, P + o.k_w, st.dk.data(), last ? dx : dh1, G + o.k_w, G + o.k_b, T, H, H);
+    linear_backward(x, P + o.k_w, st.dk.data(), last ? dx : dh1, G + o.k_w, G + o.k_b, T, H, H, acc);
     if (!last)
       for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
-    linear_backward(x, P + o.v_w, st.dv.data(), dh1, G + o.v_w, G + o.v_b, T, H, H);
+    linear_backward(x, P + o.v_w, st.dv.data(), dh1, G + o.v_w, G + o.v_b, T, H, H, acc);
     for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
     if (last) scatter_add_rows(dxq, st.head_row.data(), n, H, dx);
     st.release_kept(l);
@@ -391,7 +403,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale) {
   // Embeddings.
   dropout_backward(dx, dx, st.emb_keep.data(), TH, ph);
   layernorm_backward(st.emb.data(), P + layout_.emb_ln_g, st.emb_mean.data(), st.emb_rstd.data(), dx,
-                     st.dtmp.data(), G + layout_.emb_ln_g, G + layout_.emb_ln_b, T, H);
+                     st.dtmp.data(), G + layout_.emb_ln_g, G + layout_.emb_ln_b, T, H, acc);
   embedding_backward(st.ids.data(), st.pos.data(), st.seg.data(), st.dtmp.data(), G + layout_.word_emb,
                      G + layout_.pos_emb, G + layout_.type_emb, T, H);
 }

@@ -27,8 +27,11 @@ class BertCpu {
 
   // Forward pass; keeps the activations for backward(). Throws model::BatchError.
   model::StepStats forward(const data::Batch& batch, const float* params, const model::DropoutContext& dropout);
-  // Adds grad_scale · d(loss)/d(params) of the last forward into grads (flat layout).
-  void backward(const float* params, float* grads, float grad_scale);
+  // Adds grad_scale · d(loss)/d(params) of the last forward into grads (flat layout). overwrite: sets
+  // them instead, as if grads were zero first (a step's first micro-batch: no zeroing pass over the
+  // model's gradients, the products write them with beta 0); the gaps between tensors are not touched.
+  enum class Grads { add, overwrite };
+  void backward(const float* params, float* grads, float grad_scale, Grads mode = Grads::add);
   // Forward without dropout and without keeping what backward needs beyond the logits.
   model::StepStats evaluate(const data::Batch& batch, const float* params);
 

@@ -62,7 +62,7 @@ void layernorm_forward(const float* x, const float* gamma, const float* beta, fl
 // Row by row (contiguous), dgamma/dbeta as per-chunk partials summed in chunk order afterwards: the
 // column-wise pass over all rows was strided (one cache line per element).
 void layernorm_backward(const float* x, const float* gamma, const float* mean, const float* rstd, const float* dy,
-                        float* dx, float* dgamma, float* dbeta, int t, int n) {
+                        float* dx, float* dgamma, float* dbeta, int t, int n, bool accumulate) {
   const int chunks = (t + kRowChunk - 1) / kRowChunk;
   thread_local std::vector<double> scratch;  // the calling thread's, kept across calls
   scratch.assign(static_cast<size_t>(chunks) * 2 * n, 0.0);
@@ -82,8 +82,8 @@ void layernorm_backward(const float* x, const float* gamma, const float* mean, c
       dg += partial[static_cast<size_t>(c) * 2 * n + j];
       db += partial[static_cast<size_t>(c) * 2 * n + n + j];
     }
-    dgamma[j] += static_cast<float>(dg);
-    dbeta[j] += static_cast<float>(db);
+    dgamma[j] = (accumulate ? dgamma[j] : 0.0f) + static_cast<float>(dg);
+    dbeta[j] = (accumulate ? dbeta[j] : 0.0f) + static_cast<float>(db);
   }
 }
 

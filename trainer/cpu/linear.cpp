@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "trainer/cpu/bf16_copy.h"
@@ -16,19 +17,22 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
   gemm(false, false, t, out, in, 1.0f, x, in, w, out, 1.0f, y, out);
 }
 
-void add_column_sums(const float* dy, float* db, int t, int n) {
-  if (t == 0) return;
+void add_column_sums(const float* dy, float* db, int t, int n, bool accumulate) {
+  if (t == 0) {
+    if (!accumulate) std::fill(db, db + n, 0.0f);
+    return;
+  }
   std::vector<float> ones(static_cast<size_t>(t), 1.0f);
-  cblas_sgemv(CblasRowMajor, CblasTrans, t, n, 1.0f, dy, n, ones.data(), 1, 1.0f, db, 1);
+  cblas_sgemv(CblasRowMajor, CblasTrans, t, n, 1.0f, dy, n, ones.data(), 1, accumulate ? 1.0f : 0.0f, db, 1);
 }
 
 void linear_backward(const float* x, const float* w, const float* dy, float* dx, float* dw, float* db, int t,
-                     int in, int out) {
+                     int in, int out, bool accumulate) {
   thread_local Bf16Copy dy16;
   const ScopedBf16 round_once(dy16, dy, static_cast<size_t>(t) * out);  // bf16: dy read by both products
   if (dx) gemm(false, true, t, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
-  gemm(true, false, in, out, t, 1.0f, x, in, dy, out, 1.0f, dw, out);
-  add_column_sums(dy, db, t, out);
+  gemm(true, false, in, out, t, 1.0f, x, in, dy, out, accumulate ? 1.0f : 0.0f, dw, out);
+  add_column_sums(dy, db, t, out, accumulate);
 }
 
 }  // namespace bert::cpu
