@@ -137,27 +137,20 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
       const size_t aq = static_cast<size_t>(b.q0) * hidden + b.h * d;  // query rows
       ds.resize(ll);
       // dV = P_droppedᵀ·dctx (P_dropped: the forward's, or again);  dP_dropped = dctx·Vᵀ
-      if (bf16) {
-        const uint16_t* dropped16 = saved.bf16 ? saved.bf16 + b.prob : nullptr;
-        if (!dropped16) {
-          scratch16.resize(ll);
-          for (int i = 0; i < nq; ++i)
-            dropped_row_bf16(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
-                             scratch16.data() + static_cast<size_t>(i) * len, len);
-          dropped16 = scratch16.data();
-        }
-        gemm_on_thread(true, false, len, d, nq, 1.0f, dropped16, len, dctx + aq, hidden, 0.0f, dv + at, hidden);
-      } else {
-        const float* dropped = saved.f32 ? saved.f32 + b.prob : nullptr;
-        if (!dropped) {
-          scratch.resize(ll);
-          for (int i = 0; i < nq; ++i)
-            dropped_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
-                        scratch.data() + static_cast<size_t>(i) * len, len);
-          dropped = scratch.data();
-        }
-        gemm_on_thread(true, false, len, d, nq, 1.0f, dropped, len, dctx + aq, hidden, 0.0f, dv + at, hidden);
-      }
+      const auto kept_or_again = [&](auto* kept, auto& scratch_of_type, auto row) {
+        if (kept) return kept + b.prob;  // the forward's
+        scratch_of_type.resize(ll);
+        for (int i = 0; i < nq; ++i)
+          row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
+              scratch_of_type.data() + static_cast<size_t>(i) * len, len);
+        return scratch_of_type.data();
+      };
+      if (bf16)
+        gemm_on_thread(true, false, len, d, nq, 1.0f, kept_or_again(saved.bf16, scratch16, dropped_row_bf16), len,
+                       dctx + aq, hidden, 0.0f, dv + at, hidden);
+      else
+        gemm_on_thread(true, false, len, d, nq, 1.0f, kept_or_again(saved.f32, scratch, dropped_row), len, dctx + aq,
+                       hidden, 0.0f, dv + at, hidden);
       gemm_on_thread(false, true, nq, len, d, 1.0f, dctx + aq, hidden, v + at, hidden, 0.0f, ds.data(), len);
       // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
       for (int i = 0; i < nq; ++i)

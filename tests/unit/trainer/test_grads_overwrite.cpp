@@ -6,20 +6,16 @@
 #include <cmath>
 #include <limits>
 
-#include "bench/trainer_throughput/bench_batches.h"
+#include "tests/unit/trainer/tiny_model.h"
 #include "trainer/cpu/bert_cpu.h"
-#include "trainer/model/config.h"
-#include "trainer/model/init.h"
 
 using namespace bert;
 
 TEST_CASE("backward overwrite into garbage or NaN equals backward add into zeros, tensor by tensor") {
-  model::BertConfig cfg = model::bert_config_for_size("tiny");
-  cfg.vocab_size = 1024;
-  const model::ParamLayout layout = model::make_param_layout(cfg);
-  std::vector<float> params;
-  model::init_params(layout, 7, params);
-  const data::Batch packed = bench::make_packed_batch(3, 128, cfg.vocab_size, 11);
+  const test::TinyModel tiny;
+  const model::ParamLayout& layout = tiny.layout;
+  const std::vector<float>& params = tiny.params;
+  const data::Batch& packed = tiny.packed;
   cpu::BertCpu m(layout);
   m.forward(packed, params.data(), model::DropoutContext{true, 5, 0, 3});
   std::vector<float> added(layout.total, 0.0f);

@@ -7,9 +7,8 @@
 
 #include "bench/trainer_throughput/bench_batches.h"
 #include "tests/unit/trainer/rel_error.h"
+#include "tests/unit/trainer/tiny_model.h"
 #include "trainer/cpu/bert_cpu.h"
-#include "trainer/model/config.h"
-#include "trainer/model/init.h"
 
 using namespace bert;
 
@@ -34,12 +33,10 @@ Result run(const model::ParamLayout& layout, const std::vector<float>& params, c
 }  // namespace
 
 TEST_CASE("the last layer on the heads' rows only: the same loss and gradients as on every row") {
-  model::BertConfig cfg = model::bert_config_for_size("tiny");
-  cfg.vocab_size = 1024;
-  const model::ParamLayout layout = model::make_param_layout(cfg);
-  std::vector<float> params;
-  model::init_params(layout, 7, params);
-  const data::Batch packed = bench::make_packed_batch(3, 128, cfg.vocab_size, 11);
+  const test::TinyModel tiny;
+  const model::ParamLayout& layout = tiny.layout;
+  const std::vector<float>& params = tiny.params;
+  const data::Batch& packed = tiny.packed;
   for (const data::Batch& b : {packed, bench::padded_rows_of(packed)}) {
     INFO("rows " << b.rows << ", sequences " << b.num_sequences);
     const Result some = run(layout, params, b, true), all = run(layout, params, b, false);

@@ -7,19 +7,16 @@
 
 #include "bench/trainer_throughput/bench_batches.h"
 #include "tests/unit/trainer/rel_error.h"
+#include "tests/unit/trainer/tiny_model.h"
 #include "trainer/cpu/bert_cpu.h"
-#include "trainer/model/config.h"
-#include "trainer/model/init.h"
 
 using namespace bert;
 
 TEST_CASE("a packed batch and its sequences padded one per row: the same loss and gradients") {
-  model::BertConfig cfg = model::bert_config_for_size("tiny");
-  cfg.vocab_size = 1024;
-  const model::ParamLayout layout = model::make_param_layout(cfg);
-  std::vector<float> params;
-  model::init_params(layout, 7, params);
-  const data::Batch packed = bench::make_packed_batch(3, 128, cfg.vocab_size, 11);
+  const test::TinyModel tiny;
+  const model::ParamLayout& layout = tiny.layout;
+  const std::vector<float>& params = tiny.params;
+  const data::Batch& packed = tiny.packed;
   const data::Batch padded = bench::padded_rows_of(packed);
   REQUIRE(packed.num_sequences > packed.rows);  // really packed: some row holds 2-3 sequences
   CHECK(padded.rows == packed.num_sequences);
