@@ -27,6 +27,7 @@ struct LayerActs {
   Vec q, k, v, probs, dropped, ctx, res1, mean1, rstd1, h1, inter, act, res2, mean2, rstd2, h2;
   Keep pkeep, akeep, okeep;
   std::vector<uint16_t> dropped16;  // bf16 runs: the dropped probabilities as the GEMMs read them
+  AttentionDropped kept_dropped(bool bf16) { return {bf16 ? nullptr : dropped.data(), bf16 ? dropped16.data() : nullptr}; }
 };
 
 template <class V>
@@ -173,6 +174,19 @@ void prepare_head_rows(auto& st, int heads) {
   st.head_prob_off = attention_prob_offsets(st.start.data(), st.S, heads, st.head_start.data());
 }
 
+// A layer's attention: every row a query, or in the last layer the heads' rows only.
+AttentionShape attention_shape(const auto& st, const model::BertConfig& c, bool last) {
+  return AttentionShape{c.heads,
+                        c.head_dim(),
+                        st.seq_len,
+                        st.start.data(),
+                        st.first_flat.data(),
+                        st.S,
+                        last ? st.head_prob_off.data() : st.prob_off.data(),
+                        last ? st.head_start.data() : nullptr,
+                        last ? st.head_pos.data() : nullptr};
+}
+
 }  // namespace
 
 model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const model::DropoutContext& d) {
@@ -208,19 +222,14 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
     const int n = last ? st.NQ : T;
     const size_t nH = static_cast<size_t>(n) * H, nI = static_cast<size_t>(n) * I;
     const int32_t* tok_flat = last ? st.head_tok_flat.data() : st.tok_flat.data();
-    const int64_t* prob_off = last ? st.head_prob_off.data() : st.prob_off.data();
-    const AttentionShape ash{c.heads,  c.head_dim(),
-                             st.seq_len, st.start.data(),
-                             st.first_flat.data(), S,
-                             prob_off, last ? st.head_start.data() : nullptr,
-                             last ? st.head_pos.data() : nullptr};
+    const AttentionShape ash = attention_shape(st, c, last);
+    const int64_t* prob_off = ash.prob_offset;
     fit(a.k, TH), fit(a.v, TH);
     for (Vec* v : {&a.q, &a.ctx, &a.res1, &a.h1, &a.res2, &a.h2}) fit(*v, nH);
     for (Vec* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, n);
     fit(a.inter, nI), fit(a.act, nI), fit(a.akeep, nH), fit(a.okeep, nH);
     fit(a.probs, prob_off[S]), fit(a.pkeep, prob_off[S]);
     bf16 ? fit(a.dropped16, prob_off[S]) : fit(a.dropped, prob_off[S]);
-    const AttentionDropped dropped{bf16 ? nullptr : a.dropped.data(), bf16 ? a.dropped16.data() : nullptr};
     fit(st.dtmp, TH);
     const float* xq = x;
     if (last) {
@@ -237,7 +246,7 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
     linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
     linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
     attention_forward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), a.ctx.data(),
-                      stream(l, 0), pa, dropped);
+                      stream(l, 0), pa, a.kept_dropped(bf16));
     if (bf16) st.kept16(l, State::kCtx).refresh(a.ctx.data(), nH);
     linear_forward(a.ctx.data(), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H);
     dropout_forward(st.dtmp.data(), a.res1.data(), a.akeep.data(), tok_flat, n, H, stream(l, 1), ph);
@@ -318,6 +327,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     std::fill(G + layout_.type_emb, G + layout_.type_emb + static_cast<size_t>(c.type_vocab) * H, 0.0f);
   }
   const float beta = acc ? 1.0f : 0.0f;
+  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
 
   // MLM head.  (word_emb: the decoder's product sets it, the embeddings' scatter adds to it last)
   if (M > 0) {
@@ -360,11 +370,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     const bool last = l == c.layers - 1;  // its query side is st.NQ rows (see forward)
     const int n = last ? st.NQ : T;
     const size_t nH = static_cast<size_t>(n) * H, nI = static_cast<size_t>(n) * I;
-    const AttentionShape ash{c.heads,  c.head_dim(),
-                             st.seq_len, st.start.data(),
-                             st.first_flat.data(), S,
-                             last ? st.head_prob_off.data() : st.prob_off.data(), last ? st.head_start.data() : nullptr,
-                             last ? st.head_pos.data() : nullptr};
+    const AttentionShape ash = attention_shape(st, c, last);
     const float* x = l == 0 ? st.x0.data() : st.layers[l - 1].h2.data();
     const float* xq = last ? st.x_heads.data() : x;
     float* dres = st.dtmp.data();
@@ -385,10 +391,8 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     std::memcpy(dxq, dres, sizeof(float) * nH);  // residual path into the layer input
     dropout_backward(dres, dres, a.akeep.data(), nH, ph);
     linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, acc);
-    const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
     attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
-                       st.dq.data(), st.dk.data(), st.dv.data(), pa,
-                       AttentionDropped{bf16 ? nullptr : a.dropped.data(), bf16 ? a.dropped16.data() : nullptr});
+                       st.dq.data(), st.dk.data(), st.dv.data(), pa, a.kept_dropped(bf16));
     linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H, acc);
     for (size_t i = 0; i < nH; ++i) dxq[i] += dh1[i];
     // K and V read every row: in the last layer dx becomes [T, H] here, and the query rows join it.

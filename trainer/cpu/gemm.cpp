@@ -21,6 +21,11 @@ void blas(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
 std::atomic<MatmulPrecision> g_precision{MatmulPrecision::fp32};
 std::atomic<uint64_t> g_flops{0};
 
+void count_flops(int m, int n, int k) {
+  g_flops.fetch_add(2ull * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k),
+                    std::memory_order_relaxed);
+}
+
 }  // namespace
 
 void set_matmul_precision(MatmulPrecision p) { g_precision = p; }
@@ -55,8 +60,7 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                     int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  g_flops.fetch_add(2ull * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k),
-                    std::memory_order_relaxed);
+  count_flops(m, n, k);
   if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
     gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
@@ -66,8 +70,7 @@ void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const fl
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b,
                     int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  g_flops.fetch_add(2ull * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k),
-                    std::memory_order_relaxed);
+  count_flops(m, n, k);
   gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "tests/unit/trainer/attention_kept.h"
 #include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/cross_entropy.h"
@@ -68,19 +69,8 @@ TEST_CASE("attention as GEMMs matches the plain-loop reference (3 sequences, dro
     std::vector<float> dq(nt), dk(nt), dv(nt), dq_ref(nt), dk_ref(nt), dv_ref(nt);
     cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
                             dk.data(), dv.data(), p);
-    {  // the dropped probabilities kept by the forward for the backward (as the model runs): the same bits
-      std::vector<float> kept(np);
-      std::vector<float> probs2(np), ctx2(nt), dq2(nt), dk2(nt), dv2(nt);
-      std::vector<uint8_t> keep2(np);
-      cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs2.data(), keep2.data(), ctx2.data(), rng, p,
-                             {kept.data(), nullptr});
-      cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs2.data(), keep2.data(), dctx.data(), dq2.data(),
-                              dk2.data(), dv2.data(), p, {kept.data(), nullptr});
-      CHECK(ctx2 == ctx);
-      CHECK(dq2 == dq);
-      CHECK(dk2 == dk);
-      CHECK(dv2 == dv);
-    }
+    // the dropped probabilities kept by the forward for the backward (as the model runs): the same bits
+    test::check_kept_dropped_same_bits<float>(sh, rng, p, {q, k, v, dctx, ctx, dq, dk, dv});
     cpu::attention_backward_ref(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(),
                                 dq_ref.data(), dk_ref.data(), dv_ref.data(), p);
     CHECK(test::rel_error(dq, dq_ref) < 1e-5);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/unit/trainer/h5_fixture.h"
+#include "tests/unit/trainer/attention_kept.h"
 #include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/bert_cpu.h"
@@ -128,19 +129,8 @@ TEST_CASE("bf16 attention (its GEMMs in bf16) matches the fp32 reference: forwar
     std::vector<float> dq(nt), dk(nt), dv(nt), dq_ref(nt), dk_ref(nt), dv_ref(nt);
     cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
                             dk.data(), dv.data(), p);
-    {  // the dropped probabilities kept by the forward for the backward (as the model runs): the same bits
-      std::vector<uint16_t> kept(np);
-      std::vector<float> probs2(np), ctx2(nt), dq2(nt), dk2(nt), dv2(nt);
-      std::vector<uint8_t> keep2(np);
-      cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs2.data(), keep2.data(), ctx2.data(), rng, p,
-                             {nullptr, kept.data()});
-      cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs2.data(), keep2.data(), dctx.data(), dq2.data(),
-                              dk2.data(), dv2.data(), p, {nullptr, kept.data()});
-      CHECK(ctx2 == ctx);
-      CHECK(dq2 == dq);
-      CHECK(dk2 == dk);
-      CHECK(dv2 == dv);
-    }
+    // the dropped probabilities kept by the forward for the backward (as the model runs): the same bits
+    test::check_kept_dropped_same_bits<uint16_t>(sh, rng, p, {q, k, v, dctx, ctx, dq, dk, dv});
     cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
     cpu::attention_forward_ref(sh, q.data(), k.data(), v.data(), probs_ref.data(), keep_ref.data(), ctx_ref.data(),
                                rng, p);
