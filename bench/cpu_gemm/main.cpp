@@ -1,11 +1,16 @@
-// cpu_gemm: GFLOP/s of the GEMM libraries the CPU backend can use, at BERT's shapes, on this CPU:
-// OpenBLAS sgemm (fp32, what the trainer uses), oneDNN matmul in fp32, in fp32 with fpmath_mode bf16
-// ("bf32": bf16 math on fp32 memory, AMX when present) and with bf16 operands. OpenBLAS's sbgemm is
-// not in the comparison: Debian's libopenblas0 0.3.21 is built without BFLOAT16 (cblas.h declares
-// cblas_sbgemm, the library exports no such symbol). Prints one JSON object.
+// cpu_gemm: GFLOP/s of the GEMM libraries the CPU backend can use, at BERT's shapes, on this CPU,
+// against the core's own FMA peak measured in the same run: OpenBLAS sgemm (fp32, what the trainer
+// uses), oneDNN matmul in fp32 (plain weights, and weights reordered once into its own layout, as a
+// step could keep them), in fp32 with fpmath_mode bf16 ("bf32": bf16 math on fp32 memory, AMX when
+// present), with bf16 operands, and libxsmm's fp32 kernels on pre-blocked operands (Intel's TPP).
+// OpenBLAS's sbgemm is not in the comparison: Debian's libopenblas0 0.3.21 is built without BFLOAT16
+// (cblas.h declares cblas_sbgemm, the library exports no such symbol). Prints one JSON object.
 //   cpu_gemm [--tokens 1024] [--hidden 768] [--reps 5] [--threads 1]
 #include <cblas.h>
 #include <omp.h>
+
+#include "fma_peak.h"
+#include "libxsmm_peer.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -48,7 +53,7 @@ struct Shape {
   bool ta = false, tb = false;
 };
 
-nlohmann::json run_shape(const Shape& s, int reps, dnnl::engine& eng, dnnl::stream& strm) {
+nlohmann::json run_shape(const Shape& s, int reps, int threads, dnnl::engine& eng, dnnl::stream& strm) {
   std::mt19937 g(1);
   std::normal_distribution<float> d(0, 1);
   std::vector<float> a(static_cast<size_t>(s.m) * s.k), b(static_cast<size_t>(s.k) * s.n), c(static_cast<size_t>(s.m) * s.n);
@@ -81,9 +86,56 @@ nlohmann::json run_shape(const Shape& s, int reps, dnnl::engine& eng, dnnl::stre
     });
     return nlohmann::json{{"gflops", flop / 1e9 / t}, {"impl", pd.impl_info_str()}};
   };
+  // The weights (B) reordered once into the layout oneDNN picks; only the matmul is timed. Not for
+  // the weight-gradient form (TN), whose operands are both fresh activations.
+  auto onednn_packed_weights = [&] {
+    dnnl::memory::desc ad({s.m, s.k}, dt::f32, tag::ab), plain({s.k, s.n}, dt::f32, s.tb ? tag::ba : tag::ab),
+        any({s.k, s.n}, dt::f32, tag::any), cd({s.m, s.n}, dt::f32, tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, any, cd), eng);
+    dnnl::memory bm(plain, eng, b.data()), packed(pd.weights_desc(), eng), am(ad, eng, a.data()), cm(cd, eng, c.data());
+    dnnl::reorder pack(bm, packed);
+    const double reorder_s = best_seconds(reps, [&] {
+      pack.execute(strm, bm, packed);
+      strm.wait();
+    });
+    dnnl::matmul mm(pd);
+    const double t = best_seconds(reps, [&] {
+      mm.execute(strm, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, cm}});
+      strm.wait();
+    });
+    return nlohmann::json{{"gflops", flop / 1e9 / t}, {"reorder_ms", reorder_s * 1e3}, {"impl", pd.impl_info_str()}};
+  };
   out["onednn_f32"] = onednn(dt::f32, dnnl::fpmath_mode::strict);
+  if (!s.ta) out["onednn_f32_packed_weights"] = onednn_packed_weights();
+  const double xsmm = bench::libxsmm_blocked_gflops(s.m, s.n, s.k, reps, threads);
+  out["libxsmm_f32_preblocked_gflops"] = xsmm > 0 ? nlohmann::json(xsmm) : nlohmann::json(nullptr);
   out["onednn_f32_fpmath_bf16"] = onednn(dt::f32, dnnl::fpmath_mode::bf16);
   out["onednn_bf16"] = onednn(dt::bf16, dnnl::fpmath_mode::strict);
+  return out;
+}
+
+// Per library: the lowest and highest GFLOP/s over the shapes, and the highest as a share of the
+// core's FMA peak.
+nlohmann::json summarize(const nlohmann::json& shapes, double peak) {
+  const std::pair<const char*, const char*> figures[] = {
+      {"openblas_sgemm", "/openblas_sgemm_gflops"},
+      {"onednn_f32", "/onednn_f32/gflops"},
+      {"onednn_f32_packed_weights", "/onednn_f32_packed_weights/gflops"},
+      {"libxsmm_f32_preblocked", "/libxsmm_f32_preblocked_gflops"},
+      {"onednn_f32_fpmath_bf16", "/onednn_f32_fpmath_bf16/gflops"},
+      {"onednn_bf16", "/onednn_bf16/gflops"}};
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, pointer] : figures) {
+    double lo = 1e30, hi = 0;
+    for (const auto& shape : shapes) {
+      const nlohmann::json::json_pointer ptr(pointer);
+      if (!shape.contains(ptr) || !shape.at(ptr).is_number()) continue;
+      lo = std::min(lo, shape.at(ptr).get<double>());
+      hi = std::max(hi, shape.at(ptr).get<double>());
+    }
+    if (hi == 0) continue;
+    out[name] = {{"min_gflops", lo}, {"max_gflops", hi}, {"max_share_of_fma_peak", peak > 0 ? hi / peak : 0}};
+  }
   return out;
 }
 
@@ -111,7 +163,12 @@ int main(int argc, char** argv) {
       {"intermediate dx", tokens, h, i4, false, true}, {"output dx", tokens, i4, h, false, true},
       {"qkv/attention-out dW", h, h, tokens, true}, {"intermediate dW", h, i4, tokens, true},
       {"output dW", i4, h, tokens, true}};
-  for (const Shape& s : shapes) j["shapes"].push_back(run_shape(s, reps, eng, strm));
+  const double peak = bench::fma_peak_gflops(threads);
+  j["fma_peak_gflops"] = peak;
+  j["fma_peak_isa"] = bench::fma_peak_isa();
+  j["libxsmm_arch"] = bench::libxsmm_arch();
+  for (const Shape& s : shapes) j["shapes"].push_back(run_shape(s, reps, threads, eng, strm));
+  j["summary"] = summarize(j["shapes"], peak);
   std::cout << j.dump(1) << "\n";
   return 0;
 }

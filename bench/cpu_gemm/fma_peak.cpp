@@ -1,0 +1,78 @@
+#include "fma_peak.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <chrono>
+
+namespace bench {
+namespace {
+
+constexpr long kIterations = 50'000'000;
+constexpr int kChains = 16;  // > FMA latency x ports, so the loop is throughput-bound
+
+// Returns a value derived from every chain so the compiler keeps them all.
+__attribute__((target("avx512f"))) float chains_avx512() {
+  __m512 acc[kChains];
+  const __m512 mul = _mm512_set1_ps(0.999999f), add = _mm512_set1_ps(1e-7f);
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+  for (long it = 0; it < kIterations; ++it) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], mul, add);
+  }
+  alignas(64) float lanes[16];
+  float sum = 0;
+  for (int i = 0; i < kChains; ++i) {
+    _mm512_store_ps(lanes, acc[i]);
+    for (float x : lanes) sum += x;
+  }
+  return sum;
+}
+
+__attribute__((target("avx2,fma"))) float chains_avx2() {
+  __m256 acc[kChains];
+  const __m256 mul = _mm256_set1_ps(0.999999f), add = _mm256_set1_ps(1e-7f);
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+  for (long it = 0; it < kIterations; ++it) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], mul, add);
+  }
+  alignas(32) float lanes[8];
+  float sum = 0;
+  for (int i = 0; i < kChains; ++i) {
+    _mm256_store_ps(lanes, acc[i]);
+    for (float x : lanes) sum += x;
+  }
+  return sum;
+}
+
+}  // namespace
+
+const char* fma_peak_isa() {
+  if (__builtin_cpu_supports("avx512f")) return "avx512f";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2+fma";
+  return "none";
+}
+
+double fma_peak_gflops(int threads) {
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (!avx512 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
+  const double lanes = avx512 ? 16 : 8;
+  double best = 0;
+  volatile float sink = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(threads)
+    {
+      const float s = avx512 ? chains_avx512() : chains_avx2();
+#pragma omp critical
+      sink = sink + s;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double flop = 2.0 * lanes * kChains * static_cast<double>(kIterations) * threads;
+    if (flop / seconds > best) best = flop / seconds;
+  }
+  return best / 1e9;
+}
+
+}  // namespace bench
