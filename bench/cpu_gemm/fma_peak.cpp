@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <string_view>
 
 namespace bench {
 namespace {
@@ -43,8 +44,9 @@ const char* fma_peak_isa() {
 }
 
 double fma_peak_gflops(int threads) {
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (!avx512 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
+  const std::string_view isa = fma_peak_isa();
+  if (isa == "none") return 0;
+  const bool avx512 = isa == "avx512f";
   const double lanes = avx512 ? 16 : 8;
   double best = 0;
   volatile float sink = 0;

@@ -13,9 +13,7 @@ using namespace bert;
 
 TEST_CASE("backward overwrite into garbage or NaN equals backward add into zeros, tensor by tensor") {
   const test::TinyModel tiny;
-  const model::ParamLayout& layout = tiny.layout;
-  const std::vector<float>& params = tiny.params;
-  const data::Batch& packed = tiny.packed;
+  const auto& [cfg, layout, params, packed] = tiny;
   cpu::BertCpu m(layout);
   m.forward(packed, params.data(), model::DropoutContext{true, 5, 0, 3});
   std::vector<float> added(layout.total, 0.0f);

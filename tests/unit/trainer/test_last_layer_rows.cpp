@@ -34,9 +34,7 @@ Result run(const model::ParamLayout& layout, const std::vector<float>& params, c
 
 TEST_CASE("the last layer on the heads' rows only: the same loss and gradients as on every row") {
   const test::TinyModel tiny;
-  const model::ParamLayout& layout = tiny.layout;
-  const std::vector<float>& params = tiny.params;
-  const data::Batch& packed = tiny.packed;
+  const auto& [cfg, layout, params, packed] = tiny;
   for (const data::Batch& b : {packed, bench::padded_rows_of(packed)}) {
     INFO("rows " << b.rows << ", sequences " << b.num_sequences);
     const Result some = run(layout, params, b, true), all = run(layout, params, b, false);

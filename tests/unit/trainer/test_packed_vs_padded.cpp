@@ -14,9 +14,7 @@ using namespace bert;
 
 TEST_CASE("a packed batch and its sequences padded one per row: the same loss and gradients") {
   const test::TinyModel tiny;
-  const model::ParamLayout& layout = tiny.layout;
-  const std::vector<float>& params = tiny.params;
-  const data::Batch& packed = tiny.packed;
+  const auto& [cfg, layout, params, packed] = tiny;
   const data::Batch padded = bench::padded_rows_of(packed);
   REQUIRE(packed.num_sequences > packed.rows);  // really packed: some row holds 2-3 sequences
   CHECK(padded.rows == packed.num_sequences);
