@@ -4,7 +4,8 @@
 // step could keep them), in fp32 with fpmath_mode bf16 ("bf32": bf16 math on fp32 memory, AMX when
 // present), with bf16 operands, and libxsmm's fp32 kernels on pre-blocked operands (Intel's TPP).
 // OpenBLAS's sbgemm is not in the comparison: Debian's libopenblas0 0.3.21 is built without BFLOAT16
-// (cblas.h declares cblas_sbgemm, the library exports no such symbol). Prints one JSON object.
+// (cblas.h declares cblas_sbgemm, the library exports no such symbol). Prints one JSON object; exits 1
+// when a library's product does not match OpenBLAS's.
 //   cpu_gemm [--tokens 1024] [--hidden 768] [--reps 5] [--threads 1]
 #include <cblas.h>
 #include <omp.h>
@@ -18,7 +19,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <string>
 #include <functional>
 #include <iostream>
 #include <random>
@@ -27,6 +30,30 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Each library's C against OpenBLAS's on the same operands: max |difference| / max |OpenBLAS's C|.
+// A figure whose product does not match is not a figure (gflops null, the error kept).
+double max_rel_diff(const std::vector<float>& ref, const std::vector<float>& c) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    diff = std::max(diff, static_cast<double>(std::fabs(ref[i] - c[i])));
+    scale = std::max(scale, static_cast<double>(std::fabs(ref[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+// fp32 math differs from OpenBLAS only in summation order; bf16 operands round each input to 8 bits.
+constexpr double kFp32Tolerance = 1e-5, kBf16Tolerance = 2e-2;
+
+void checked(nlohmann::json& result, const char* key, double gflops, double rel_diff, double tolerance) {
+  result["max_rel_diff_vs_openblas"] = rel_diff;
+  if (rel_diff <= tolerance) {
+    result[key] = gflops;
+  } else {
+    result[key] = nullptr;
+    result["error"] = "result differs from OpenBLAS's beyond " + std::to_string(tolerance);
+  }
+}
 
 double best_seconds(int reps, const std::function<void()>& f) {
   f();  // warm-up (oneDNN JIT, OpenBLAS buffers)
@@ -68,6 +95,7 @@ nlohmann::json run_shape(const Shape& s, int reps, int threads, dnnl::engine& en
     cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.m, s.n, s.k,
                 1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f, c.data(), s.n);
   });
+  const std::vector<float> reference = c;
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   // reorder_weights: B reordered once into the layout oneDNN picks (as a step could keep its weights),
@@ -96,15 +124,21 @@ nlohmann::json run_shape(const Shape& s, int reps, int threads, dnnl::engine& en
       mm.execute(strm, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, cm}});
       strm.wait();
     });
-    result["gflops"] = flop / 1e9 / t;
+    checked(result, "gflops", flop / 1e9 / t, max_rel_diff(reference, c),
+            in == dt::f32 && mode == dnnl::fpmath_mode::strict ? kFp32Tolerance : kBf16Tolerance);
     result["impl"] = pd.impl_info_str();
     return result;
   };
   out["onednn_f32"] = onednn(dt::f32, dnnl::fpmath_mode::strict);
   // Not for the weight-gradient form (TN), whose operands are both fresh activations.
   if (!s.ta) out["onednn_f32_packed_weights"] = onednn(dt::f32, dnnl::fpmath_mode::strict, true);
-  const double xsmm = bench::libxsmm_blocked_gflops(s.m, s.n, s.k, reps, threads);
-  out["libxsmm_f32_preblocked_gflops"] = xsmm > 0 ? nlohmann::json(xsmm) : nlohmann::json(nullptr);
+  nlohmann::json xsmm = nlohmann::json::object();
+  const double xsmm_gflops = bench::libxsmm_blocked_gflops(s.m, s.n, s.k, s.ta, s.tb, a, b, c, reps, threads);
+  if (xsmm_gflops > 0)
+    checked(xsmm, "gflops", xsmm_gflops, max_rel_diff(reference, c), kFp32Tolerance);
+  else
+    xsmm["gflops"] = nullptr;
+  out["libxsmm_f32_preblocked"] = xsmm;
   out["onednn_f32_fpmath_bf16"] = onednn(dt::f32, dnnl::fpmath_mode::bf16);
   out["onednn_bf16"] = onednn(dt::bf16, dnnl::fpmath_mode::strict);
   return out;
@@ -117,7 +151,7 @@ nlohmann::json summarize(const nlohmann::json& shapes, double peak) {
       {"openblas_sgemm", "/openblas_sgemm_gflops"},
       {"onednn_f32", "/onednn_f32/gflops"},
       {"onednn_f32_packed_weights", "/onednn_f32_packed_weights/gflops"},
-      {"libxsmm_f32_preblocked", "/libxsmm_f32_preblocked_gflops"},
+      {"libxsmm_f32_preblocked", "/libxsmm_f32_preblocked/gflops"},
       {"onednn_f32_fpmath_bf16", "/onednn_f32_fpmath_bf16/gflops"},
       {"onednn_bf16", "/onednn_bf16/gflops"}};
   nlohmann::json out = nlohmann::json::object();
@@ -166,5 +200,10 @@ int main(int argc, char** argv) {
   for (const Shape& s : shapes) j["shapes"].push_back(run_shape(s, reps, threads, eng, strm));
   j["summary"] = summarize(j["shapes"], peak);
   std::cout << j.dump(1) << "\n";
+  const std::string out = j.dump();
+  if (out.find("\"error\"") != std::string::npos) {
+    std::cerr << "cpu_gemm: a library's product does not match OpenBLAS's (\"error\" in the output)\n";
+    return 1;
+  }
   return 0;
 }
