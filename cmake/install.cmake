@@ -32,8 +32,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME bert-harness)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SHLIBDEPS ON)
-# gnuplot draws summary plots when present; the harness runs without it.
-set(CPACK_DEBIAN_TOOLS_PACKAGE_SUGGESTS "gnuplot-nox, podman, runc")
+# gnuplot draws summary plots when present; the harness runs without it. libmkl-rt (non-free): the cpu
+# backend's fp32 GEMMs on Intel CPUs, loaded when present (trainer/cpu/blas.h).
+set(CPACK_DEBIAN_TOOLS_PACKAGE_SUGGESTS "gnuplot-nox, podman, runc, libmkl-rt")
 if(TARGET trainer-cuda)
   list(APPEND CPACK_COMPONENTS_ALL cuda)
   set(CPACK_DEBIAN_CUDA_PACKAGE_NAME bert-harness-cuda)

@@ -9,6 +9,7 @@
 
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/bf16_copy.h"
+#include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/optim/lamb.h"
 #include "trainer/optim/schedule.h"
@@ -97,7 +98,8 @@ class CpuBackend final : public TrainBackend {
   std::vector<float> params() override { return params_; }
   double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
   std::string describe() const override {
-    return "cpu " + std::string(cfg_.precision == "bf16" ? "bf16 GEMMs (oneDNN)" : "fp32") + ", threads " +
+    const std::string fp32 = std::string("fp32 (") + cpu::blas_library_name(cpu::blas_library()) + " sgemm)";
+    return "cpu " + (cfg_.precision == "bf16" ? std::string("bf16 GEMMs (oneDNN)") : fp32) + ", threads " +
            std::to_string(omp_get_max_threads());
   }
 

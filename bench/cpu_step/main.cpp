@@ -31,6 +31,7 @@
 #include "bench/trainer_throughput/bench_batches.h"
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/bf16_copy.h"
+#include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/cpu/gemm_bf16.h"
 #include "trainer/model/config.h"
@@ -189,6 +190,7 @@ int run(int argc, char** argv) {
   std::cout << nlohmann::json{{"bench", "cpu_step"},
                               {"implementation", "ours"},
                               {"precision", precision},
+                              {"fp32_blas", bert::cpu::blas_library_name(bert::cpu::blas_library())},
                               {"model", size},
                               {"mode", mode},
                               {"rows", rows},

@@ -6,17 +6,12 @@
 #include <algorithm>
 #include <atomic>
 
+#include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm_bf16.h"
 
 namespace bert::cpu {
 
 namespace {
-
-void blas(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-          float beta, float* c, int ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
-              lda, b, ldb, beta, c, ldc);
-}
 
 std::atomic<MatmulPrecision> g_precision{MatmulPrecision::fp32};
 std::atomic<uint64_t> g_flops{0};
@@ -34,9 +29,9 @@ MatmulPrecision matmul_precision() { return g_precision; }
 uint64_t gemm_flops() { return g_flops.load(std::memory_order_relaxed); }
 void reset_gemm_flops() { g_flops.store(0, std::memory_order_relaxed); }
 
-// OpenBLAS runs single-threaded inside each OpenMP thread, on a block of C's rows: one thread pool
-// (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's own), which made a
-// 2-core run several times slower. Every product, whole or a row block, goes through gemm_on_thread,
+// The BLAS (blas.h: OpenBLAS or MKL) runs single-threaded inside each OpenMP thread, on a block of C's
+// rows: one thread pool (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's
+// own), which made a 2-core run several times slower. Every product, whole or a row block, goes through gemm_on_thread,
 // which counts its flops.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
@@ -64,7 +59,7 @@ void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const fl
   if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
     gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
-    blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    blas_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b,
@@ -88,6 +83,9 @@ void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a
     }
 }
 
-void set_blas_threads(int /*n*/) { openblas_set_num_threads(1); }
+void set_blas_threads(int /*n*/) {
+  openblas_set_num_threads(1);
+  blas_library();  // the choice (and a bad BERT_CPU_BLAS) at startup, not at the first product
+}
 
 }  // namespace bert::cpu

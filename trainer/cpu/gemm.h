@@ -1,5 +1,6 @@
 // Row-major single-precision GEMM: C = alpha·op(A)·op(B) + beta·C, op = transpose when ta/tb.
-// gemm() goes through OpenBLAS; gemm_ref() is the plain-loop reference kept for tests.
+// gemm() goes through the BLAS blas.h chose (OpenBLAS or MKL); gemm_ref() is the plain-loop reference
+// kept for tests.
 #pragma once
 #include <cstdint>
 
@@ -17,7 +18,7 @@ void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const ui
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc);
 
-// The math of gemm(): fp32 (OpenBLAS) or bf16 operands with fp32 accumulation (gemm_bf16.h, oneDNN).
+// The math of gemm(): fp32 (blas.h) or bf16 operands with fp32 accumulation (gemm_bf16.h, oneDNN).
 // Process-wide, set once by the backend from run.precision (one model per process).
 enum class MatmulPrecision { fp32, bf16 };
 void set_matmul_precision(MatmulPrecision p);
@@ -29,8 +30,9 @@ MatmulPrecision matmul_precision();
 uint64_t gemm_flops();
 void reset_gemm_flops();
 
-// gemm() splits C's rows over the OpenMP threads and runs OpenBLAS single-threaded in each; this
-// pins OpenBLAS's own pool to one thread (call once at startup).
+// gemm() splits C's rows over the OpenMP threads and runs the BLAS single-threaded in each; this pins
+// OpenBLAS's own pool to one thread and makes blas.h's choice (call once at startup; UserError on a bad
+// BERT_CPU_BLAS).
 void set_blas_threads(int n);
 
 }  // namespace bert::cpu

@@ -1,11 +1,10 @@
 #include "trainer/cpu/linear.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <vector>
 
 #include "trainer/cpu/bf16_copy.h"
+#include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm.h"
 
 namespace bert::cpu {
@@ -23,7 +22,7 @@ void add_column_sums(const float* dy, float* db, int t, int n, bool accumulate) 
     return;
   }
   std::vector<float> ones(static_cast<size_t>(t), 1.0f);
-  cblas_sgemv(CblasRowMajor, CblasTrans, t, n, 1.0f, dy, n, ones.data(), 1, accumulate ? 1.0f : 0.0f, db, 1);
+  blas_sgemv_t(t, n, 1.0f, dy, n, ones.data(), accumulate ? 1.0f : 0.0f, db);
 }
 
 void linear_backward(const float* x, const float* w, const float* dy, float* dx, float* dw, float* db, int t,

@@ -3,7 +3,7 @@
 # avx512_bf16/AMX-BF16), and `backend: cuda`
 # on a machine without a CUDA device (or in a build without CUDA) is one clear user error naming
 # run.backend, exit 2, before any rendezvous, in training and in --benchmark mode. A cpu run of the
-# same config still trains (the shared loop drives the CPU backend).
+# same config still trains (the shared loop drives the CPU backend). BERT_CPU_BLAS picks the fp32 BLAS.
 # Usage: backend.sh TRAINER BERT_DATA HAVE_CUDA(0|1)
 TRAINER=$1 BERT_DATA=$2 HAVE_CUDA=$3
 source "$(dirname "$0")/common.sh"
@@ -63,4 +63,15 @@ echo "ok: rank 1 of 2 with backend cuda -> exit 2 at once"
 sed 's/backend: cuda/backend: cpu/; s/max_steps: [0-9]*/max_steps: 2/' "$WORK/cuda.yaml" > "$WORK/cpu.yaml"
 "$TRAINER" --config "$WORK/cpu.yaml" > "$WORK/cpu.log" 2> "$WORK/cpu.err" || { cat "$WORK/cpu.err" >&2; fail "cpu run failed"; }
 grep -q '"key": "run_stop".*"status": "aborted"' "$WORK/cpu.log" || fail "cpu run: no run_stop aborted"
+
+# The fp32 BLAS: the one BERT_CPU_BLAS names is the one that runs (the benchmark line says which), and a
+# bad value is one error naming the variable, before anything runs.
+for blas in openblas:OpenBLAS mkl:MKL; do
+  BERT_CPU_BLAS=${blas%%:*} "$TRAINER" --config "$WORK/cpu.yaml" --benchmark 1 > "$WORK/blas.log" 2> "$WORK/blas.err" ||
+    { cat "$WORK/blas.err" >&2; fail "BERT_CPU_BLAS=${blas%%:*}: benchmark failed"; }
+  grep -qF "cpu fp32 (${blas#*:} sgemm)" "$WORK/blas.log" || { cat "$WORK/blas.log" >&2; fail "BERT_CPU_BLAS=${blas%%:*}: not ${blas#*:}"; }
+  echo "ok: BERT_CPU_BLAS=${blas%%:*} runs ${blas#*:}"
+done
+BERT_CPU_BLAS=atlas expect_user_error "an unknown BLAS" \
+  "environment variable BERT_CPU_BLAS='atlas': expected auto, mkl or openblas" --config "$WORK/cpu.yaml"
 echo "all backend selection cases behave"

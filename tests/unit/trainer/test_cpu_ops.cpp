@@ -3,10 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #include "tests/unit/trainer/h5_fixture.h"
 #include "trainer/cpu/bert_cpu.h"
+#include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/model/dropout_rng.h"
 #include "trainer/model/init.h"
@@ -28,6 +31,14 @@ TEST_CASE("BLAS gemm matches the plain-loop reference for every transpose") {
       cpu::gemm_ref(ta, tb, m, nn, k, 0.7f, a.data(), lda, b.data(), ldb, 0.3f, c2.data(), nn);
       for (int i = 0; i < m * nn; ++i) CHECK(c1[i] == doctest::Approx(c2[i]).epsilon(1e-5));
     }
+}
+
+TEST_CASE("the fp32 BLAS is the one BERT_CPU_BLAS names (auto: MKL only on Intel CPUs)") {
+  const char* env = std::getenv("BERT_CPU_BLAS");
+  const std::string want = env ? env : "auto";
+  if (want == "mkl") CHECK(cpu::blas_library() == cpu::BlasLibrary::mkl);
+  if (want == "openblas" || (want == "auto" && !__builtin_cpu_is("intel")))
+    CHECK(cpu::blas_library() == cpu::BlasLibrary::openblas);
 }
 
 TEST_CASE("Philox4x32-10 known-answer vectors (Random123)") {

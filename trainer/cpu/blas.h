@@ -1,0 +1,23 @@
+// Which library runs the fp32 GEMMs: OpenBLAS (linked) or Intel MKL (loaded at run time from Debian's
+// libmkl-rt, non-free). MKL's sgemm is 5-15 % faster than OpenBLAS's on Intel Xeons (bench/cpu_gemm) and
+// is what PyTorch's CPU path uses; on other vendors' CPUs MKL takes slow generic paths, so `auto` keeps
+// OpenBLAS there. Chosen once per process from BERT_CPU_BLAS = auto (default) | mkl | openblas.
+#pragma once
+#include "common/user_error.h"
+
+namespace bert::cpu {
+
+enum class BlasLibrary { openblas, mkl };
+
+// The library in use; the first call decides (and throws a UserError naming BERT_CPU_BLAS on a bad
+// value, or when it asks for mkl and libmkl_rt.so does not load).
+BlasLibrary blas_library();
+const char* blas_library_name(BlasLibrary lib);
+
+// Row-major C = alpha·op(A)·op(B) + beta·C on the calling thread (the library single-threaded).
+void blas_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+                float beta, float* c, int ldc);
+// Row-major y = alpha·Aᵀ·x + beta·y, A m×n.
+void blas_sgemv_t(int m, int n, float alpha, const float* a, int lda, const float* x, float beta, float* y);
+
+}  // namespace bert::cpu
