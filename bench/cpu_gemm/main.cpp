@@ -1,6 +1,6 @@
 // cpu_gemm: GFLOP/s of the GEMM libraries the CPU backend can use, at BERT's shapes, on this CPU,
-// against the core's own FMA peak measured in the same run: OpenBLAS sgemm (fp32, what the trainer
-// uses), oneDNN matmul in fp32 (plain weights, and weights reordered once into its own layout, as a
+// against the core's own FMA peak measured in the same run: OpenBLAS sgemm (fp32), Intel MKL sgemm
+// through the trainer's own gemm() (what fp32 uses on Intel CPUs: trainer/cpu/blas.h), oneDNN matmul in fp32 (plain weights, and weights reordered once into its own layout, as a
 // step could keep them), in fp32 with fpmath_mode bf16 ("bf32": bf16 math on fp32 memory, AMX when
 // present), with bf16 operands, and libxsmm's fp32 kernels on pre-blocked operands (Intel's TPP).
 // OpenBLAS's sbgemm is not in the comparison: Debian's libopenblas0 0.3.21 is built without BFLOAT16
@@ -12,6 +12,8 @@
 
 #include "fma_peak.h"
 #include "libxsmm_peer.h"
+#include "trainer/cpu/blas.h"
+#include "trainer/cpu/gemm.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -20,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -96,6 +99,18 @@ nlohmann::json run_shape(const Shape& s, int reps, int threads, dnnl::engine& en
                 1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f, c.data(), s.n);
   });
   const std::vector<float> reference = c;
+  nlohmann::json mkl = nlohmann::json::object();
+  if (bert::cpu::blas_library() == bert::cpu::BlasLibrary::mkl) {
+    const double t = best_seconds(reps, [&] {
+      bert::cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f,
+                      c.data(), s.n);
+    });
+    checked(mkl, "gflops", flop / 1e9 / t, max_rel_diff(reference, c), kFp32Tolerance);
+  } else {
+    mkl["gflops"] = nullptr;
+    mkl["note"] = "Intel MKL not loaded (libmkl-rt missing, or BERT_CPU_BLAS=openblas)";
+  }
+  out["mkl_sgemm_trainer_gemm"] = mkl;
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   // reorder_weights: B reordered once into the layout oneDNN picks (as a step could keep its weights),
@@ -149,6 +164,7 @@ nlohmann::json run_shape(const Shape& s, int reps, int threads, dnnl::engine& en
 nlohmann::json summarize(const nlohmann::json& shapes, double peak) {
   const std::pair<const char*, const char*> figures[] = {
       {"openblas_sgemm", "/openblas_sgemm_gflops"},
+      {"mkl_sgemm_trainer_gemm", "/mkl_sgemm_trainer_gemm/gflops"},
       {"onednn_f32", "/onednn_f32/gflops"},
       {"onednn_f32_packed_weights", "/onednn_f32_packed_weights/gflops"},
       {"libxsmm_f32_preblocked", "/libxsmm_f32_preblocked/gflops"},
@@ -180,11 +196,18 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "threads (OpenMP and OpenBLAS)")->check(CLI::Range(1, 1024));
   CLI11_PARSE(app, argc, argv);
   omp_set_num_threads(threads);
+  setenv("BERT_CPU_BLAS", "mkl", 0);  // the trainer's gemm() on MKL unless the caller chose otherwise
+  try {
+    bert::cpu::blas_library();
+  } catch (const std::exception&) {  // no MKL here: its figures are null, the rest still run
+    setenv("BERT_CPU_BLAS", "openblas", 1);
+  }
   openblas_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   nlohmann::json j = {{"bench", "cpu_gemm"}, {"threads", threads}, {"tokens", tokens}, {"hidden", hidden},
-                      {"openblas", openblas_get_config()}, {"openblas_core", openblas_get_corename()},
+                      {"openblas", openblas_get_config()},
+                      {"mkl_loaded", bert::cpu::blas_library() == bert::cpu::BlasLibrary::mkl}, {"openblas_core", openblas_get_corename()},
                       {"shapes", nlohmann::json::array()}};
   const int h = hidden, i4 = 4 * hidden;
   const Shape shapes[] = {
