@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "trainer/cpu/bf16_round.h"
 #include "trainer/cpu/dropout.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/cpu/gemm_bf16.h"
@@ -43,9 +44,12 @@ BERT_CPU_CLONES void dropped_row(const float* p, const uint8_t* keep, float keep
   for (int j = 0; j < n; ++j) out[j] = keep[j] ? p[j] * keep_scale : 0.0f;
 }
 
-BERT_CPU_CLONES void dropped_row_bf16(const float* p, const uint8_t* keep, float keep_scale, uint16_t* out, int n) {
-#pragma omp simd
-  for (int j = 0; j < n; ++j) out[j] = bf16_bits(keep[j] ? p[j] * keep_scale : 0.0f);
+// The same rounded to bf16, through a row of fp32 in L1 (one rounding for every bf16 operand: bf16_round.h).
+void dropped_row_bf16(const float* p, const uint8_t* keep, float keep_scale, uint16_t* out, int n) {
+  thread_local std::vector<float> row;
+  row.resize(static_cast<size_t>(n));
+  dropped_row(p, keep, keep_scale, row.data(), n);
+  round_to_bf16(row.data(), out, static_cast<size_t>(n));
 }
 
 bool bf16_math() { return matmul_precision() == MatmulPrecision::bf16; }
@@ -153,13 +157,15 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
                        hidden, 0.0f, dv + at, hidden);
       gemm_on_thread(false, true, nq, len, d, 1.0f, dctx + aq, hidden, v + at, hidden, 0.0f, ds.data(), len);
       // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
-      for (int i = 0; i < nq; ++i)
-        softmax_dropout_backward_row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
-                                     scale, ds.data() + static_cast<size_t>(i) * len, len);
-      // dQ = dS·K;  dK = dSᵀ·Q  (bf16: dS rounded once for both)
+      // bf16: each row of dS rounded once for both products below, while it is in L1.
+      if (bf16) ds16.resize(ll);
+      for (int i = 0; i < nq; ++i) {
+        const size_t row = static_cast<size_t>(i) * len;
+        softmax_dropout_backward_row(pb + row, kb + row, keep_scale, scale, ds.data() + row, len);
+        if (bf16) round_to_bf16(ds.data() + row, ds16.data() + row, static_cast<size_t>(len));
+      }
+      // dQ = dS·K;  dK = dSᵀ·Q
       if (bf16) {
-        ds16.resize(ll);
-        to_bf16(ds.data(), ds16.data(), ll);
         gemm_on_thread(false, false, nq, d, len, 1.0f, ds16.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
         gemm_on_thread(true, false, len, d, nq, 1.0f, ds16.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
       } else {

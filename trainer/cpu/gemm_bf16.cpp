@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "trainer/cpu/vec_math.h"
+#include "trainer/cpu/bf16_round.h"
 
 namespace bert::cpu {
 
@@ -19,11 +19,6 @@ using dt = dnnl::memory::data_type;
 dnnl::engine& engine() {
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
-}
-
-BERT_CPU_CLONES void to_bf16_block(const float* x, uint16_t* y, size_t n) {
-#pragma omp simd
-  for (size_t i = 0; i < n; ++i) y[i] = bf16_bits(x[i]);
 }
 
 struct Mirror {
@@ -51,7 +46,7 @@ void pack(const float* x, int ld, bool trans, int rows, int cols, std::vector<ui
   out.resize(static_cast<size_t>(outer) * inner);
 #pragma omp parallel for schedule(static) if (static_cast<long>(outer) * inner > (1L << 16))
   for (int r = 0; r < outer; ++r)
-    to_bf16_block(x + static_cast<size_t>(r) * ld, out.data() + static_cast<size_t>(r) * inner,
+    round_to_bf16(x + static_cast<size_t>(r) * ld, out.data() + static_cast<size_t>(r) * inner,
                   static_cast<size_t>(inner));
 }
 
@@ -84,7 +79,7 @@ void to_bf16(const float* x, uint16_t* y, size_t n) {
 #pragma omp parallel for schedule(static) if (blocks > 1)
   for (int64_t b = 0; b < blocks; ++b) {
     const size_t at = static_cast<size_t>(b) * kBlock;
-    to_bf16_block(x + at, y + at, std::min(kBlock, n - at));
+    round_to_bf16(x + at, y + at, std::min(kBlock, n - at));
   }
 }
 

@@ -36,14 +36,6 @@ inline float exp_approx(float x) {
   return x < lo ? 0.0f : e * two_n;
 }
 
-// fp32 → bf16 bits, round to nearest even (NaN stays a quiet NaN); branch-free so loops vectorize.
-inline uint16_t bf16_bits(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
-  return static_cast<uint16_t>(nan ? (u >> 16) | 0x40u : (u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 // In place: row ← softmax(row) over n floats (max subtracted first).
 void softmax_row(float* row, int n);
 

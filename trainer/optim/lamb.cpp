@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trainer/cpu/bf16_round.h"
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::optim {
@@ -50,13 +51,6 @@ BERT_CPU_CLONES void moments_block(const Coeffs& k, const float* g, float* m, fl
 BERT_CPU_CLONES void apply_block(const Coeffs& k, const float* m, const float* v, float* w, int64_t n, float scale) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) w[i] -= scale * update_of(k, m[i], v[i], w[i]);
-}
-
-// The block's bf16 copy, right after apply_block while it is in L1 (a separate loop, so the fp32
-// update compiles the same with or without a copy).
-BERT_CPU_CLONES void round_block(const float* w, uint16_t* w16, int64_t n) {
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) w16[i] = cpu::bf16_bits(w[i]);
 }
 
 int64_t blocks_of(int64_t n) { return (n + kBlock - 1) / kBlock; }
@@ -122,7 +116,8 @@ void Lamb::step(float* params, const float* grads, double lr, double grad_factor
     const size_t at = p.offset + static_cast<size_t>(bl.first);
     apply_block(coeffs(p), m_.data() + at, v_.data() + at, params + at, bl.count,
                 scale_[static_cast<size_t>(bl.tensor)]);
-    if (params_bf16) round_block(params + at, params_bf16 + at, bl.count);
+    // The block's bf16 copy, right after its update while it is in L1.
+    if (params_bf16) cpu::round_to_bf16(params + at, params_bf16 + at, static_cast<size_t>(bl.count));
   }
 }
 

@@ -5,7 +5,9 @@
 // (with a message) on a CPU without bf16 matrix instructions.
 #include <doctest/doctest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/bf16_copy.h"
+#include "trainer/cpu/bf16_round.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/cpu/gemm_bf16.h"
 
@@ -32,11 +35,12 @@ bool have_bf16() {
 
 }  // namespace
 
-TEST_CASE("to_bf16 rounds to nearest even and keeps NaN") {
+TEST_CASE("to_bf16 rounds to nearest even, keeps NaN and flushes subnormals as vcvtneps2bf16 does") {
   const float x[] = {1.0f, 1.00390625f /* halfway: even → 1 */, 1.01171875f /* halfway: even → 1.015625 */,
-                     -2.5f, NAN, INFINITY};
-  uint16_t y[6];
-  cpu::to_bf16(x, y, 6);
+                     -2.5f, NAN, INFINITY, 1e-39f /* subnormal */, -3e-40f, FLT_MAX /* rounds up to inf */};
+  constexpr size_t n = sizeof x / sizeof x[0];
+  uint16_t y[n];
+  cpu::to_bf16(x, y, n);
   CHECK(y[0] == 0x3f80);
   CHECK(y[1] == 0x3f80);
   CHECK(y[2] == 0x3f82);
@@ -44,6 +48,33 @@ TEST_CASE("to_bf16 rounds to nearest even and keeps NaN") {
   CHECK((y[4] & 0x7f80) == 0x7f80);
   CHECK((y[4] & 0x7f) != 0);
   CHECK(y[5] == 0x7f80);
+  CHECK(y[6] == 0x0000);
+  CHECK(y[7] == 0x8000);
+  CHECK(y[8] == 0x7f80);
+}
+
+TEST_CASE("round_to_bf16: the CPU's instruction and the plain loop give the same bits") {
+  if (!cpu::round_to_bf16_is_native()) {
+    MESSAGE("skipped: no avx512_bf16 on this CPU (the loop is the only path)");
+    return;
+  }
+  // Random bit patterns cover every exponent (subnormals, NaNs and infinities included) and ties;
+  // lengths not a multiple of 16 reach the masked tail.
+  std::mt19937 gen(7);
+  for (const size_t n : {size_t{1}, size_t{15}, size_t{16}, size_t{1000}, size_t{1} << 16}) {
+    std::vector<float> x(n);
+    for (float& v : x) {
+      uint32_t u = gen();
+      if (gen() % 4 == 0) u = (u & 0xffff0000u) | 0x8000u;  // exactly halfway
+      std::memcpy(&v, &u, 4);
+    }
+    std::vector<uint16_t> native(n), loop(n);
+    cpu::round_to_bf16(x.data(), native.data(), n);
+    cpu::round_to_bf16_loop(x.data(), loop.data(), n);
+    size_t differ = 0;
+    for (size_t i = 0; i < n; ++i) differ += native[i] != loop[i];
+    CHECK_MESSAGE(differ == 0, n << " elements");
+  }
 }
 
 TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose, alpha and beta") {

@@ -1,0 +1,40 @@
+#include "trainer/cpu/bf16_round.h"
+
+#include <immintrin.h>
+
+#include "trainer/cpu/vec_math.h"
+
+namespace bert::cpu {
+
+namespace {
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_native(const float* x, uint16_t* y,
+                                                                                   size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i))));
+  if (i < n) {
+    const auto k = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm256_mask_storeu_epi16(y + i, k, reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(k, x + i))));
+  }
+}
+
+const bool kNative = __builtin_cpu_supports("avx512bf16");
+
+}  // namespace
+
+BERT_CPU_CLONES void round_to_bf16_loop(const float* x, uint16_t* y, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) y[i] = bf16_bits(x[i]);
+}
+
+void round_to_bf16(const float* x, uint16_t* y, size_t n) {
+  if (kNative)
+    round_native(x, y, n);
+  else
+    round_to_bf16_loop(x, y, n);
+}
+
+bool round_to_bf16_is_native() { return kNative; }
+
+}  // namespace bert::cpu
