@@ -78,7 +78,8 @@ class CpuBackend final : public TrainBackend {
     out.stop = stats[2] > 0;
     out.has_loss = true;
     if (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm)) return true;  // caller stops; no update
-    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor, params16_.data());
+    // u into the gradients' buffer: the next step's first micro-batch overwrites it
+    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor, params16_.data(), grads_.data());
     return true;
   }
 

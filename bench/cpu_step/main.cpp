@@ -166,7 +166,8 @@ int run(int argc, char** argv) {
     model.backward(params.data(), grads.data(), 1.0f, bert::cpu::BertCpu::Grads::overwrite);  // as CpuBackend
     const auto t1 = Clock::now();
     const double norm = bert::optim::global_grad_norm(layout, grads.data());
-    lamb.step(params.data(), grads.data(), 1e-4, bert::optim::clip_factor(norm), params16.data());
+    // u into the gradients' buffer, as CpuBackend (the next backward overwrites it)
+    lamb.step(params.data(), grads.data(), 1e-4, bert::optim::clip_factor(norm), params16.data(), grads.data());
     const auto t2 = Clock::now();
     const double c2 = process_cpu_seconds();
     if (i < warmup) continue;

@@ -19,7 +19,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_nativ
   }
 }
 
-const bool kNative = __builtin_cpu_supports("avx512bf16");
+bool native() {
+  // A function-local static: __builtin_cpu_supports needs libgcc's CPU detection, which a namespace-scope
+  // initializer could run before.
+  static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx512bf16"));
+  return yes;
+}
 
 }  // namespace
 
@@ -29,12 +34,12 @@ BERT_CPU_CLONES void round_to_bf16_loop(const float* x, uint16_t* y, size_t n) {
 }
 
 void round_to_bf16(const float* x, uint16_t* y, size_t n) {
-  if (kNative)
+  if (native())
     round_native(x, y, n);
   else
     round_to_bf16_loop(x, y, n);
 }
 
-bool round_to_bf16_is_native() { return kNative; }
+bool round_to_bf16_is_native() { return native(); }
 
 }  // namespace bert::cpu

@@ -31,8 +31,8 @@ void reset_gemm_flops() { g_flops.store(0, std::memory_order_relaxed); }
 
 // The BLAS (blas.h: OpenBLAS or MKL) runs single-threaded inside each OpenMP thread, on a block of C's
 // rows: one thread pool (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's
-// own), which made a 2-core run several times slower. Every product, whole or a row block, goes through gemm_on_thread,
-// which counts its flops.
+// own), which made a 2-core run several times slower. Every product, whole or a row block, goes
+// through gemm_on_thread, which counts its flops.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;

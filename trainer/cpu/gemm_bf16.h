@@ -1,6 +1,6 @@
 // Row-major GEMM with bf16 operands and fp32 accumulation/result through oneDNN's matmul (AMX or
 // avx512_bf16 kernels): C = alpha·op(A)·op(B) + beta·C with A, B, C in fp32 memory; A and B are
-// rounded to bf16 (nearest even) into per-thread scratch first. The backend's `run.precision: bf16`.
+// rounded to bf16 (bf16_round.h) into per-thread scratch first. The backend's `run.precision: bf16`.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -18,7 +18,7 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_
 // oneDNN's name of the instruction set it will use.
 bool cpu_has_bf16_matmul(std::string* isa = nullptr);
 
-// fp32 → bf16 bits, round to nearest even (NaN stays NaN); OpenMP threads over large n.
+// fp32 → bf16 bits as bf16_round.h rounds them; OpenMP threads over large n.
 void to_bf16(const float* x, uint16_t* y, size_t n);
 
 // Registers `bf16`, the bf16 rounding of the fp32 buffer [base, base + n): gemm_bf16 reads an operand

@@ -29,10 +29,9 @@ inline float update_of(const Coeffs& k, float m, float v, float w) {
   return (m * k.inv_c1) / (std::sqrt(v * k.inv_c2) + k.eps) + k.wd * w;
 }
 
-// Moments in place, and Σw², Σu² of the block (u is recomputed in apply_block rather than stored: one
-// buffer of the model's size less, and the pass is bound by memory, not by the division).
-BERT_CPU_CLONES void moments_block(const Coeffs& k, const float* g, float* m, float* v, const float* w, int64_t n,
-                                   float& wn2, float& un2) {
+// Moments in place, each element's update into u, and Σw², Σu² of the block.
+BERT_CPU_CLONES void moments_block(const Coeffs& k, const float* g, float* m, float* v, const float* w, float* u,
+                                   int64_t n, float& wn2, float& un2) {
   float sw = 0.0f, su = 0.0f;
 #pragma omp simd reduction(+ : sw, su)
   for (int64_t i = 0; i < n; ++i) {
@@ -41,16 +40,24 @@ BERT_CPU_CLONES void moments_block(const Coeffs& k, const float* g, float* m, fl
     const float vi = k.b2 * v[i] + k.one_minus_b2 * gi * gi;
     m[i] = mi;
     v[i] = vi;
-    const float u = update_of(k, mi, vi, w[i]);
+    const float ui = update_of(k, mi, vi, w[i]);
+    u[i] = ui;
     sw += w[i] * w[i];
-    su += u * u;
+    su += ui * ui;
   }
   wn2 = sw, un2 = su;
 }
 
+// The update recomputed from the moments (no buffer for u) ...
 BERT_CPU_CLONES void apply_block(const Coeffs& k, const float* m, const float* v, float* w, int64_t n, float scale) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) w[i] -= scale * update_of(k, m[i], v[i], w[i]);
+}
+
+// ... or read back as the moments pass stored it (the same bits: w has not changed in between).
+BERT_CPU_CLONES void apply_stored_block(const float* u, float* w, int64_t n, float scale) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) w[i] -= scale * u[i];
 }
 
 int64_t blocks_of(int64_t n) { return (n + kBlock - 1) / kBlock; }
@@ -74,7 +81,8 @@ Lamb::Lamb(const model::ParamLayout& layout, LambHyper hyper)
   }
 }
 
-void Lamb::step(float* params, const float* grads, double lr, double grad_factor, uint16_t* params_bf16) {
+void Lamb::step(float* params, const float* grads, double lr, double grad_factor, uint16_t* params_bf16,
+                float* updates) {
   ++t_;
   const double b1 = h_.beta1, b2 = h_.beta2;
   const double c1 = 1.0 - std::pow(b1, static_cast<double>(t_)), c2 = 1.0 - std::pow(b2, static_cast<double>(t_));
@@ -94,8 +102,10 @@ void Lamb::step(float* params, const float* grads, double lr, double grad_factor
     const Block& bl = blocks_[static_cast<size_t>(i)];
     const model::ParamInfo& p = layout_.tensors[static_cast<size_t>(bl.tensor)];
     const size_t at = p.offset + static_cast<size_t>(bl.first);
+    thread_local float scratch[kBlock];  // u when the caller gives no buffer for it: L1, then dropped
+    float* u = updates ? updates + at : scratch;
     float sw = 0, su = 0;
-    moments_block(coeffs(p), grads + at, m_.data() + at, v_.data() + at, params + at, bl.count, sw, su);
+    moments_block(coeffs(p), grads + at, m_.data() + at, v_.data() + at, params + at, u, bl.count, sw, su);
     partial_[2 * static_cast<size_t>(i)] = sw;
     partial_[2 * static_cast<size_t>(i) + 1] = su;
   }
@@ -114,8 +124,11 @@ void Lamb::step(float* params, const float* grads, double lr, double grad_factor
     const Block& bl = blocks_[static_cast<size_t>(i)];
     const model::ParamInfo& p = layout_.tensors[static_cast<size_t>(bl.tensor)];
     const size_t at = p.offset + static_cast<size_t>(bl.first);
-    apply_block(coeffs(p), m_.data() + at, v_.data() + at, params + at, bl.count,
-                scale_[static_cast<size_t>(bl.tensor)]);
+    const float scale = scale_[static_cast<size_t>(bl.tensor)];
+    if (updates)
+      apply_stored_block(updates + at, params + at, bl.count, scale);
+    else
+      apply_block(coeffs(p), m_.data() + at, v_.data() + at, params + at, bl.count, scale);
     // The block's bf16 copy, right after its update while it is in L1.
     if (params_bf16) cpu::round_to_bf16(params + at, params_bf16 + at, static_cast<size_t>(bl.count));
   }

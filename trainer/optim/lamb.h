@@ -6,8 +6,8 @@
 //   w ← w − lr·r·u
 // Excluded (no decay, no trust ratio): names containing LayerNorm, layer_norm or bias.
 // Computed in float, vectorized (AVX-512/AVX2 clones), in two parallel passes over all tensors' blocks
-// (moments + per-block norms, then the update with u recomputed, not stored); the norms are summed
-// in double over blocks in a fixed order (independent of the thread count).
+// (moments + per-block norms, then the update with u recomputed or, given a buffer, read back); the
+// norms are summed in double over blocks in a fixed order (independent of the thread count).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -33,7 +33,12 @@ class Lamb {
   // One update with learning rate `lr`; each gradient is multiplied by `grad_factor` first
   // (the clipping factor). Increments the step counter. With params_bf16, the same pass writes the
   // bf16 rounding of every updated weight there (the copy bf16 GEMMs read: cpu/bf16_copy.h).
-  void step(float* params, const float* grads, double lr, double grad_factor, uint16_t* params_bf16 = nullptr);
+  // With `updates`, the moments pass stores each element's u there and the update pass reads it back
+  // instead of recomputing it from m and v (less memory traffic and no second square root and division;
+  // the same result). It may be `grads` itself when the caller no longer needs the gradients, as the CPU
+  // backend, whose next backward overwrites them.
+  void step(float* params, const float* grads, double lr, double grad_factor, uint16_t* params_bf16 = nullptr,
+            float* updates = nullptr);
 
   int64_t steps_done() const { return t_; }
   void set_state(int64_t steps_done) { t_ = steps_done; }  // tests and restarts

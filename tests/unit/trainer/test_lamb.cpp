@@ -125,3 +125,21 @@ TEST_CASE("LAMB with a bf16 copy: the same fp32 update, and the copy is the bf16
   CHECK(wrong == 0);
   CHECK(q != p0);
 }
+
+TEST_CASE("LAMB with its updates stored (in the gradients' own buffer) gives the same bits as recomputing them") {
+  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
+  std::vector<float> p0, g;
+  smooth_params_and_grads(layout, p0, g);
+  optim::Lamb recomputed(layout, optim::LambHyper{}), stored(layout, optim::LambHyper{});
+  std::vector<float> p = p0, q = p0;
+  for (int s = 0; s < 3; ++s) {
+    std::vector<float> g_consumed = g;  // as the backend's next backward would overwrite it
+    recomputed.step(p.data(), g.data(), 1e-3, 0.5);
+    stored.step(q.data(), g_consumed.data(), 1e-3, 0.5, nullptr, g_consumed.data());
+    CHECK(g_consumed != g);  // it does hold the updates now
+  }
+  CHECK(p == q);
+  CHECK(recomputed.m() == stored.m());
+  CHECK(recomputed.v() == stored.v());
+  CHECK(q != p0);
+}
