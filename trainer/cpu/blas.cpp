@@ -22,7 +22,7 @@ struct Blas {
 };
 
 // MKL through its single dynamic library, RTLD_LOCAL so its cblas_* never interpose OpenBLAS's. Sequential:
-// gemm() already splits rows over our OpenMP threads. Empty when libmkl_rt.so is missing.
+// gemm() already splits rows over our OpenMP threads. False, with the reason, when it does not load.
 bool load_mkl(Blas& out, std::string& why) {
   void* h = dlopen("libmkl_rt.so", RTLD_NOW | RTLD_LOCAL);
   if (!h) {

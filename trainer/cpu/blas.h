@@ -1,5 +1,5 @@
 // Which library runs the fp32 GEMMs: OpenBLAS (linked) or Intel MKL (loaded at run time from Debian's
-// libmkl-rt, non-free). MKL's sgemm is 5-15 % faster than OpenBLAS's on Intel Xeons (bench/cpu_gemm) and
+// libmkl-rt, non-free). MKL's sgemm is 8-16 % faster than OpenBLAS's on this Intel Xeon (bench/cpu_gemm) and
 // is what PyTorch's CPU path uses; on other vendors' CPUs MKL takes slow generic paths, so `auto` keeps
 // OpenBLAS there. Chosen once per process from BERT_CPU_BLAS = auto (default) | mkl | openblas.
 #pragma once

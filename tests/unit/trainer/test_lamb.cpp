@@ -105,41 +105,51 @@ TEST_CASE("LAMB gives the same bits with 1 and 2 threads (norms summed per block
   CHECK(out[0] != p0);
 }
 
-TEST_CASE("LAMB with a bf16 copy: the same fp32 update, and the copy is the bf16 rounding of every updated weight") {
-  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
-  std::vector<float> p0, g;
-  smooth_params_and_grads(layout, p0, g);
-  optim::Lamb plain(layout, optim::LambHyper{}), with_copy(layout, optim::LambHyper{});
-  std::vector<float> p = p0, q = p0;
-  std::vector<uint16_t> q16(layout.total, 0);
-  for (int s = 0; s < 2; ++s) {
-    plain.step(p.data(), g.data(), 1e-3, 0.5);
-    with_copy.step(q.data(), g.data(), 1e-3, 0.5, q16.data());
+namespace {
+
+// Two LAMBs from the same tiny-model weights p0 and gradients g: `plain` steps p, `other` steps q, each
+// test its own way, and the results are compared. Not copyable (the LAMBs keep a reference to layout).
+struct TwinLambs {
+  model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
+  std::vector<float> p0, g, p, q;
+  optim::Lamb plain{layout, optim::LambHyper{}}, other{layout, optim::LambHyper{}};
+  TwinLambs() {
+    smooth_params_and_grads(layout, p0, g);
+    p = q = p0;
   }
-  CHECK(p == q);
-  std::vector<uint16_t> expect(layout.total);
-  cpu::to_bf16(q.data(), expect.data(), q.size());
+  TwinLambs(const TwinLambs&) = delete;
+  TwinLambs& operator=(const TwinLambs&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("LAMB with a bf16 copy: the same fp32 update, and the copy is the bf16 rounding of every updated weight") {
+  TwinLambs t;
+  std::vector<uint16_t> q16(t.layout.total, 0);
+  for (int s = 0; s < 2; ++s) {
+    t.plain.step(t.p.data(), t.g.data(), 1e-3, 0.5);
+    t.other.step(t.q.data(), t.g.data(), 1e-3, 0.5, q16.data());
+  }
+  CHECK(t.p == t.q);
+  std::vector<uint16_t> expect(t.layout.total);
+  cpu::to_bf16(t.q.data(), expect.data(), t.q.size());
   size_t wrong = 0;
-  for (const auto& t : layout.tensors)
-    for (size_t i = t.offset; i < t.offset + t.size; ++i) wrong += q16[i] != expect[i];
+  for (const auto& tensor : t.layout.tensors)
+    for (size_t i = tensor.offset; i < tensor.offset + tensor.size; ++i) wrong += q16[i] != expect[i];
   CHECK(wrong == 0);
-  CHECK(q != p0);
+  CHECK(t.q != t.p0);
 }
 
 TEST_CASE("LAMB with its updates stored (in the gradients' own buffer) gives the same bits as recomputing them") {
-  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
-  std::vector<float> p0, g;
-  smooth_params_and_grads(layout, p0, g);
-  optim::Lamb recomputed(layout, optim::LambHyper{}), stored(layout, optim::LambHyper{});
-  std::vector<float> p = p0, q = p0;
+  TwinLambs t;
   for (int s = 0; s < 3; ++s) {
-    std::vector<float> g_consumed = g;  // as the backend's next backward would overwrite it
-    recomputed.step(p.data(), g.data(), 1e-3, 0.5);
-    stored.step(q.data(), g_consumed.data(), 1e-3, 0.5, nullptr, g_consumed.data());
-    CHECK(g_consumed != g);  // it does hold the updates now
+    std::vector<float> g_consumed = t.g;  // as the backend's next backward would overwrite it
+    t.plain.step(t.p.data(), t.g.data(), 1e-3, 0.5);
+    t.other.step(t.q.data(), g_consumed.data(), 1e-3, 0.5, nullptr, g_consumed.data());
+    CHECK(g_consumed != t.g);  // it does hold the updates now
   }
-  CHECK(p == q);
-  CHECK(recomputed.m() == stored.m());
-  CHECK(recomputed.v() == stored.v());
-  CHECK(q != p0);
+  CHECK(t.p == t.q);
+  CHECK(t.plain.m() == t.other.m());
+  CHECK(t.plain.v() == t.other.v());
+  CHECK(t.q != t.p0);
 }
