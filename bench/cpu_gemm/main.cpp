@@ -1,8 +1,9 @@
 // cpu_gemm: GFLOP/s of the GEMM libraries the CPU backend can use, at BERT's shapes, on this CPU,
 // against the core's own FMA peak measured in the same run: OpenBLAS sgemm (fp32), Intel MKL sgemm
-// through the trainer's own gemm() (what fp32 uses on Intel CPUs: trainer/cpu/blas.h), oneDNN matmul in fp32 (plain weights, and weights reordered once into its own layout, as a
-// step could keep them), in fp32 with fpmath_mode bf16 ("bf32": bf16 math on fp32 memory, AMX when
-// present), with bf16 operands, and libxsmm's fp32 kernels on pre-blocked operands (Intel's TPP).
+// through the trainer's own gemm() (what fp32 uses on Intel CPUs: trainer/cpu/blas.h), oneDNN matmul
+// in fp32 (plain weights, and weights reordered once into its own layout, as a step could keep them),
+// in fp32 with fpmath_mode bf16 ("bf32": bf16 math on fp32 memory, AMX when present), with bf16
+// operands, and libxsmm's fp32 kernels on pre-blocked operands (Intel's TPP).
 // OpenBLAS's sbgemm is not in the comparison: Debian's libopenblas0 0.3.21 is built without BFLOAT16
 // (cblas.h declares cblas_sbgemm, the library exports no such symbol). Prints one JSON object; exits 1
 // when a library's product does not match OpenBLAS's.
@@ -207,7 +208,8 @@ int main(int argc, char** argv) {
   dnnl::stream strm(eng);
   nlohmann::json j = {{"bench", "cpu_gemm"}, {"threads", threads}, {"tokens", tokens}, {"hidden", hidden},
                       {"openblas", openblas_get_config()},
-                      {"mkl_loaded", bert::cpu::blas_library() == bert::cpu::BlasLibrary::mkl}, {"openblas_core", openblas_get_corename()},
+                      {"mkl_loaded", bert::cpu::blas_library() == bert::cpu::BlasLibrary::mkl},
+                      {"openblas_core", openblas_get_corename()},
                       {"shapes", nlohmann::json::array()}};
   const int h = hidden, i4 = 4 * hidden;
   const Shape shapes[] = {

@@ -11,11 +11,14 @@ namespace {
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_native(const float* x, uint16_t* y,
                                                                                    size_t n) {
   size_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i))));
-  if (i < n) {
+  for (; i + 16 <= n; i += 16) {
+    const __m256bh b = _mm512_cvtneps_pbh(_mm512_loadu_ps(x + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), reinterpret_cast<__m256i>(b));
+  }
+  if (i < n) {  // the tail under a mask
     const auto k = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm256_mask_storeu_epi16(y + i, k, reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(k, x + i))));
+    const __m256bh b = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(k, x + i));
+    _mm256_mask_storeu_epi16(y + i, k, reinterpret_cast<__m256i>(b));
   }
 }
 
