@@ -200,7 +200,8 @@ int main(int argc, char** argv) {
   setenv("BERT_CPU_BLAS", "mkl", 0);  // the trainer's gemm() on MKL unless the caller chose otherwise
   try {
     bert::cpu::blas_library();
-  } catch (const std::exception&) {  // no MKL here: its figures are null, the rest still run
+  } catch (const std::exception& e) {  // no MKL here: its figures are null, the rest still run
+    std::cerr << "cpu_gemm: " << e.what() << "; MKL's figures are null\n";
     setenv("BERT_CPU_BLAS", "openblas", 1);
   }
   openblas_set_num_threads(threads);
