@@ -19,13 +19,13 @@ fewer GEMM flops, not less overhead). Ends with a table of both ratios. Writes o
 bench/results/cpu_vs_pytorch_<UTC>.json).
 
   bench/cpu_vs_pytorch.py [--python .venv-bench/bin/python3] [--cpu-step build/cpu_step]
-        [--set default|full|matrix|seq128|seq512|tiny] [--rounds 3] [--steps N --warmup N] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY]
+        [--set default|full|matrix|packed|seq128|seq512|tiny] [--rounds 3] [--steps N --warmup N] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY]
         [--peer-malloc glibc,tcmalloc,jemalloc] [--out FILE]
 
 --python: an interpreter with torch + transformers (default .venv-bench/, made by scripts/setup --bench). Sets: tiny (tiny/128/16 dense and tiny/512/4 packed: ~2 min), default (base/128/8: ~12 min on an idle 2-core machine),
 full (base and large at seq 128 and 512: about 1.5 h at 2 cores), matrix (full's dense configurations
 with fewer steps plus seq 512 packed for base and Large; ~25 min per round at 2 cores, loaded), seq128 / seq512
-(base and Large at seq 128 / 512 dense, matrix's steps). --precision: each configuration in fp32 and/or bf16 (ours: run.precision bf16, bf16 GEMMs through
+(base and Large at seq 128 / 512 dense, matrix's steps), packed (matrix's seq 512 packed configurations). --precision: each configuration in fp32 and/or bf16 (ours: run.precision bf16, bf16 GEMMs through
 oneDNN; PyTorch: autocast bf16 on CPU). --also adds another cpu_step build
 (e.g. the one before a change) to the alternation, reported under NAME with its ratio to PyTorch.
 Not a CI test (CI has no torch)."""
@@ -57,10 +57,13 @@ SETS = {
     # the dense rows alone, for several rounds: ~9 (seq128) / ~10 (seq512) min per round and PyTorch allocator
     "seq128": [("base", 128, 8, 2, 3, "dense"), ("large", 128, 4, 2, 3, "dense")],
     "seq512": [("base", 512, 2, 2, 3, "dense"), ("large", 512, 1, 2, 3, "dense")],
+    # MLPerf-like lengths at 512 alone (matrix's packed configurations)
+    "packed": [("base", 512, 4, 2, 3, "packed"), ("large", 512, 2, 2, 3, "packed")],
     "full": [("base", 128, 8, 3, 3, "dense"), ("base", 512, 2, 3, 3, "dense"), ("large", 128, 4, 2, 3, "dense"),
              ("large", 512, 1, 2, 3, "dense")],
-    # packed rows: 4 (base) and 2 (Large) packs, so the two batches hold 9 and 6 sequences (1 pack is
-    # too often a single full-length sequence to show the length distribution)
+    # packed rows: 4 (base) and 2 (Large) packs; the two batches hold 7 + 7 and 3 + 3 sequences, mean
+    # length 249-280 (make_packed_batch takes packs in the pool's mix; before 26 Nov 12:50 UTC it took them
+    # uniformly and these batches held 4 + 5 and 2 + 4 sequences of mostly full length)
     "matrix": [("base", 128, 8, 2, 3, "dense"), ("base", 512, 2, 2, 3, "dense"), ("base", 512, 4, 2, 3, "packed"),
                ("large", 128, 4, 2, 3, "dense"), ("large", 512, 1, 2, 3, "dense"), ("large", 512, 2, 2, 3, "packed")],
 }

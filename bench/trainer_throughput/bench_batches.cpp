@@ -78,25 +78,49 @@ data::Batch make_padded_batch(int rows, int seq_len, int vocab, uint64_t seed) {
 data::Batch make_packed_batch(int rows, int seq_len, int vocab, uint64_t seed) {
   std::mt19937_64 g(seed);
   // Pack a large pool first-fit-decreasing into as many packs as it needs (as NVIDIA packs the whole
-  // dataset: ~2 sequences per pack, almost no padding), then take `rows` packs at random, so the
-  // batch keeps the pool's length distribution.
+  // dataset: ~2 sequences per pack, almost no padding), then take `rows` of them. Packs are taken by
+  // their number of sequences in the pool's proportions (largest remainder), not uniformly: a few
+  // uniform picks are often all single full-length sequences (4 packs at 512 held 4 sequences with
+  // mean length 512 where the pool's is ~254), which made a "packed" benchmark a dense one.
   std::vector<int> lens(static_cast<size_t>(rows) * 16);
   for (auto& l : lens) l = draw_length(g, seq_len);
   std::sort(lens.rbegin(), lens.rend());
+  constexpr size_t kMaxPerPack = 3;
   struct Pack { int used = 0; std::vector<int> seqs; };
   std::vector<Pack> packs;
   for (int l : lens) {
     auto it = std::find_if(packs.begin(), packs.end(),
-                           [&](const Pack& p) { return p.seqs.size() < 3 && p.used + l <= seq_len; });
+                           [&](const Pack& p) { return p.seqs.size() < kMaxPerPack && p.used + l <= seq_len; });
     if (it == packs.end()) it = packs.insert(packs.end(), Pack{});
     it->used += l;
     it->seqs.push_back(l);
   }
   std::shuffle(packs.begin(), packs.end(), g);
+  std::vector<std::vector<const Pack*>> by_count(kMaxPerPack + 1);
+  for (const Pack& p : packs) by_count[p.seqs.size()].push_back(&p);
+  const int take_total = std::min(rows, static_cast<int>(packs.size()));
+  std::vector<int> take(kMaxPerPack + 1, 0);
+  std::vector<std::pair<double, size_t>> remainders;
+  int taken = 0;
+  for (size_t k = 1; k <= kMaxPerPack; ++k) {
+    const double share = static_cast<double>(take_total) * by_count[k].size() / packs.size();
+    take[k] = static_cast<int>(share);
+    taken += take[k];
+    remainders.push_back({share - take[k], k});
+  }
+  std::sort(remainders.rbegin(), remainders.rend());
+  for (size_t i = 0; taken < take_total; i = (i + 1) % remainders.size()) {
+    const size_t k = remainders[i].second;
+    if (take[k] < static_cast<int>(by_count[k].size())) ++take[k], ++taken;
+  }
+  std::vector<const Pack*> chosen;
+  for (size_t k = 1; k <= kMaxPerPack; ++k)
+    chosen.insert(chosen.end(), by_count[k].begin(), by_count[k].begin() + take[k]);
+  std::shuffle(chosen.begin(), chosen.end(), g);
   data::Batch b = empty_batch(rows, seq_len);
   b.packed = true;
-  for (int r = 0; r < rows && r < static_cast<int>(packs.size()); ++r) {
-    std::vector<int> seqs = packs[static_cast<size_t>(r)].seqs;
+  for (int r = 0; r < static_cast<int>(chosen.size()); ++r) {
+    std::vector<int> seqs = chosen[static_cast<size_t>(r)]->seqs;
     std::shuffle(seqs.begin(), seqs.end(), g);
     int at = r * seq_len;
     for (int l : seqs) {
