@@ -2,7 +2,8 @@
 // reads the same batches from a file written by --dump-batches).
 //   padded: one full-length sequence per row (every token real: the dense seq-512 case)
 //   packed: sequences with an MLPerf-like length distribution (mean ~254 tokens, see lengths()),
-//           packed first-fit-decreasing into rows of seq_len tokens, at most 3 per pack
+//           packed first-fit-decreasing into rows of seq_len tokens, at most 3 per pack; a batch's
+//           packs are taken in the pool's mix of 1-, 2- and 3-sequence packs
 // Masked tokens per sequence as the MLPerf generator: min(76, max(1, round(0.15 * len))).
 #pragma once
 #include <cstdint>
