@@ -57,13 +57,13 @@ SETS = {
     # the dense rows alone, for several rounds: ~9 (seq128) / ~10 (seq512) min per round and PyTorch allocator
     "seq128": [("base", 128, 8, 2, 3, "dense"), ("large", 128, 4, 2, 3, "dense")],
     "seq512": [("base", 512, 2, 2, 3, "dense"), ("large", 512, 1, 2, 3, "dense")],
-    # MLPerf-like lengths at 512 alone (matrix's packed configurations)
+    # MLPerf-like lengths at 512: 4 (base) and 2 (Large) packs; the two batches hold 7 + 7 sequences of
+    # mean length 264 and 3 + 3 of 336 (make_packed_batch takes packs in the pool's mix; before 26 Nov
+    # 12:37 UTC it took them uniformly and these batches held 4 + 5 and 2 + 4 sequences of mostly full length)
     "packed": [("base", 512, 4, 2, 3, "packed"), ("large", 512, 2, 2, 3, "packed")],
     "full": [("base", 128, 8, 3, 3, "dense"), ("base", 512, 2, 3, 3, "dense"), ("large", 128, 4, 2, 3, "dense"),
              ("large", 512, 1, 2, 3, "dense")],
-    # packed rows: 4 (base) and 2 (Large) packs; the two batches hold 7 + 7 sequences of mean length 264
-    # and 3 + 3 of 336 (make_packed_batch takes packs in the pool's mix; before 26 Nov 12:37 UTC it took
-    # them uniformly and these batches held 4 + 5 and 2 + 4 sequences of mostly full length)
+    # seq128, seq512 and packed together
     "matrix": [("base", 128, 8, 2, 3, "dense"), ("base", 512, 2, 2, 3, "dense"), ("base", 512, 4, 2, 3, "packed"),
                ("large", 128, 4, 2, 3, "dense"), ("large", 512, 1, 2, 3, "dense"), ("large", 512, 2, 2, 3, "packed")],
 }
