@@ -22,6 +22,20 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_nativ
   }
 }
 
+// As round_native, with the cache lines y fills whole written by non-temporal stores.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void stream_native(const float* x, uint16_t* y,
+                                                                                    size_t n) {
+  size_t head = (64 - (reinterpret_cast<uintptr_t>(y) & 63)) / 2 % 32;  // elements before a line starts
+  if ((reinterpret_cast<uintptr_t>(y) & 1) != 0 || head > n) head = n;
+  round_native(x, y, head);
+  size_t i = head;
+  for (; i + 32 <= n; i += 32) {
+    const __m512bh b = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(x + i));
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(y + i), reinterpret_cast<__m512i>(b));
+  }
+  round_native(x + i, y + i, n - i);
+}
+
 bool native() {
   // A function-local static: __builtin_cpu_supports needs libgcc's CPU detection, which a namespace-scope
   // initializer could run before.
@@ -42,6 +56,15 @@ void round_to_bf16(const float* x, uint16_t* y, size_t n) {
   else
     round_to_bf16_loop(x, y, n);
 }
+
+void round_to_bf16_stream(const float* x, uint16_t* y, size_t n) {
+  if (native())
+    stream_native(x, y, n);
+  else
+    round_to_bf16_loop(x, y, n);
+}
+
+void stream_fence() { _mm_sfence(); }
 
 bool round_to_bf16_is_native() { return native(); }
 

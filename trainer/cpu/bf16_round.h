@@ -20,6 +20,12 @@ inline uint16_t bf16_bits(float x) {
 
 void round_to_bf16(const float* x, uint16_t* y, size_t n);
 
+// The same bits, written past the cache (non-temporal stores) where they fill whole lines: for a copy
+// nothing reads before it has left the cache anyway (LAMB's copy of the weights). Those stores are
+// weakly ordered: the writing thread calls stream_fence() before another thread may read y.
+void round_to_bf16_stream(const float* x, uint16_t* y, size_t n);
+void stream_fence();
+
 // The plain loop alone (tests compare the two paths).
 void round_to_bf16_loop(const float* x, uint16_t* y, size_t n);
 bool round_to_bf16_is_native();

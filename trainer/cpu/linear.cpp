@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "trainer/cpu/bf16_column_sums.h"
 #include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm.h"
@@ -27,11 +28,16 @@ void add_column_sums(const float* dy, float* db, int t, int n, bool accumulate) 
 
 void linear_backward(const float* x, const float* w, const float* dy, float* dx, float* dw, float* db, int t,
                      int in, int out, bool accumulate) {
+  // bf16: dy, read by both products, is rounded once, in the pass that sums its columns
   thread_local Bf16Copy dy16;
-  const ScopedBf16 round_once(dy16, dy, static_cast<size_t>(t) * out);  // bf16: dy read by both products
+  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
+  if (bf16)
+    round_to_bf16_with_column_sums(dy, t, out, dy16.reserve(dy, static_cast<size_t>(t) * out), db, accumulate);
+  else
+    add_column_sums(dy, db, t, out, accumulate);
   if (dx) gemm(false, true, t, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
   gemm(true, false, in, out, t, 1.0f, x, in, dy, out, accumulate ? 1.0f : 0.0f, dw, out);
-  add_column_sums(dy, db, t, out, accumulate);
+  if (bf16) dy16.release();
 }
 
 }  // namespace bert::cpu

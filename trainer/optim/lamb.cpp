@@ -119,18 +119,23 @@ void Lamb::step(float* params, const float* grads, double lr, double grad_factor
     const double r = (!p.no_decay && wn > 0 && un > 0) ? wn / un : 1.0;
     scale_[static_cast<size_t>(tensor)] = static_cast<float>(lr * r);
   }
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < nb; ++i) {
-    const Block& bl = blocks_[static_cast<size_t>(i)];
-    const model::ParamInfo& p = layout_.tensors[static_cast<size_t>(bl.tensor)];
-    const size_t at = p.offset + static_cast<size_t>(bl.first);
-    const float scale = scale_[static_cast<size_t>(bl.tensor)];
-    if (updates)
-      apply_stored_block(updates + at, params + at, bl.count, scale);
-    else
-      apply_block(coeffs(p), m_.data() + at, v_.data() + at, params + at, bl.count, scale);
-    // The block's bf16 copy, right after its update while it is in L1.
-    if (params_bf16) cpu::round_to_bf16(params + at, params_bf16 + at, static_cast<size_t>(bl.count));
+#pragma omp parallel
+  {
+#pragma omp for schedule(static) nowait
+    for (int64_t i = 0; i < nb; ++i) {
+      const Block& bl = blocks_[static_cast<size_t>(i)];
+      const model::ParamInfo& p = layout_.tensors[static_cast<size_t>(bl.tensor)];
+      const size_t at = p.offset + static_cast<size_t>(bl.first);
+      const float scale = scale_[static_cast<size_t>(bl.tensor)];
+      if (updates)
+        apply_stored_block(updates + at, params + at, bl.count, scale);
+      else
+        apply_block(coeffs(p), m_.data() + at, v_.data() + at, params + at, bl.count, scale);
+      // The block's bf16 copy, right after its update while it is in L1. Nothing reads it before the
+      // next forward, so it goes past the cache.
+      if (params_bf16) cpu::round_to_bf16_stream(params + at, params_bf16 + at, static_cast<size_t>(bl.count));
+    }
+    if (params_bf16) cpu::stream_fence();
   }
 }
 

@@ -4,10 +4,13 @@
 // k random-sign terms by about that relative to its norm, so 1e-2 relative over a tensor. Skipped
 // (with a message) on a CPU without bf16 matrix instructions.
 #include <doctest/doctest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/bert_cpu.h"
+#include "trainer/cpu/bf16_column_sums.h"
 #include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/bf16_round.h"
 #include "trainer/cpu/gemm.h"
@@ -77,6 +81,32 @@ TEST_CASE("round_to_bf16: the CPU's instruction and the plain loop give the same
   }
 }
 
+TEST_CASE("round_to_bf16_stream: the same bits as the loop at every alignment, whole lines streamed or not") {
+  // Offsets 0..33 elements into a 64-byte aligned buffer: a head before the first whole line (or none),
+  // streamed lines, a tail; lengths shorter than a line too. Neighbours of the range stay untouched.
+  std::mt19937 gen(11);
+  std::vector<float> x(4200);
+  for (float& v : x) {
+    uint32_t u = gen();
+    if (gen() % 4 == 0) u = (u & 0xffff0000u) | 0x8000u;
+    std::memcpy(&v, &u, 4);
+  }
+  alignas(64) static uint16_t out[4300];
+  for (size_t offset = 0; offset < 34; ++offset)
+    for (const size_t n : {size_t{0}, size_t{1}, size_t{31}, size_t{32}, size_t{33}, size_t{95}, size_t{4096}}) {
+      std::fill(std::begin(out), std::end(out), uint16_t{0x1234});
+      cpu::round_to_bf16_stream(x.data(), out + offset, n);
+      cpu::stream_fence();
+      std::vector<uint16_t> loop(n);
+      cpu::round_to_bf16_loop(x.data(), loop.data(), n);
+      size_t differ = 0;
+      for (size_t i = 0; i < n; ++i) differ += out[offset + i] != loop[i];
+      CHECK_MESSAGE(differ == 0, "offset " << offset << ", " << n << " elements");
+      CHECK((offset == 0 || out[offset - 1] == 0x1234));
+      CHECK(out[offset + n] == 0x1234);
+    }
+}
+
 TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose, alpha and beta") {
   if (!have_bf16()) return;
   const int m = 37, n = 70, k = 300;
@@ -101,6 +131,41 @@ TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose,
         for (int i = 0; i < m; ++i)   // the padding of C is untouched
           for (int j = n; j < ldc; ++j) CHECK(c[static_cast<size_t>(i) * ldc + j] == c0[static_cast<size_t>(i) * ldc + j]);
       }
+}
+
+TEST_CASE("round_to_bf16_with_column_sums: the rounding's bits, the column sums, the same at 1 and 2 threads") {
+  const int t = 300, n = 700;  // bands of 256 columns and a partial one
+  std::mt19937 g(17);
+  std::normal_distribution<float> d(0, 1);
+  std::vector<float> dy(static_cast<size_t>(t) * n), db0(n);
+  for (auto& x : dy) x = d(g);
+  for (auto& x : db0) x = d(g);
+  std::vector<uint16_t> expect16(dy.size());
+  cpu::round_to_bf16_loop(dy.data(), expect16.data(), dy.size());
+  for (const bool accumulate : {false, true}) {
+    CAPTURE(accumulate);
+    std::vector<double> sums(n);
+    for (int j = 0; j < n; ++j) {
+      double s = accumulate ? db0[static_cast<size_t>(j)] : 0.0;
+      for (int r = 0; r < t; ++r) s += dy[static_cast<size_t>(r) * n + j];
+      sums[static_cast<size_t>(j)] = s;
+    }
+    std::vector<float> db_by_threads[2];
+    for (const int threads : {1, 2}) {
+      std::vector<uint16_t> y16(dy.size());
+      std::vector<float> db = db0;
+      const int before = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      cpu::round_to_bf16_with_column_sums(dy.data(), t, n, y16.data(), db.data(), accumulate);
+      omp_set_num_threads(before);
+      CHECK(y16 == expect16);
+      double worst = 0;
+      for (int j = 0; j < n; ++j) worst = std::max(worst, std::abs(db[static_cast<size_t>(j)] - sums[static_cast<size_t>(j)]));
+      CHECK(worst < 1e-3);  // 300 terms of ~1 summed in float
+      db_by_threads[threads - 1] = db;
+    }
+    CHECK(db_by_threads[0] == db_by_threads[1]);
+  }
 }
 
 TEST_CASE("bf16 GEMM reads operands inside the registered bf16 copy: the same bits as rounding them per call") {
