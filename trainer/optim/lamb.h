@@ -32,7 +32,8 @@ class Lamb {
 
   // One update with learning rate `lr`; each gradient is multiplied by `grad_factor` first
   // (the clipping factor). Increments the step counter. With params_bf16, the same pass writes the
-  // bf16 rounding of every updated weight there (the copy bf16 GEMMs read: cpu/bf16_copy.h).
+  // bf16 rounding of every updated weight there (the copy bf16 GEMMs read: cpu/bf16_copy.h), with
+  // non-temporal stores: nothing reads it before the next forward.
   // With `updates`, the moments pass stores each element's u there and the update pass reads it back
   // instead of recomputing it from m and v (less memory traffic and no second square root and division;
   // the same result). It may be `grads` itself when the caller no longer needs the gradients, as the CPU
