@@ -22,9 +22,12 @@ void Bf16Copy::release() {
   base_ = nullptr;
 }
 
-ScopedBf16::ScopedBf16(Bf16Copy& slot, const float* x, size_t n) {
+ScopedBf16::ScopedBf16(Bf16Copy& slot, const float* x, size_t n, const std::function<void(uint16_t*)>& fill) {
   if (matmul_precision() != MatmulPrecision::bf16) return;
-  slot.refresh(x, n);
+  if (fill)
+    fill(slot.reserve(x, n));
+  else
+    slot.refresh(x, n);
   slot_ = &slot;
 }
 

@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
@@ -25,8 +27,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_nativ
 // As round_native, with the cache lines y fills whole written by non-temporal stores.
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void stream_native(const float* x, uint16_t* y,
                                                                                     size_t n) {
-  size_t head = (64 - (reinterpret_cast<uintptr_t>(y) & 63)) / 2 % 32;  // elements before a line starts
-  if ((reinterpret_cast<uintptr_t>(y) & 1) != 0 || head > n) head = n;
+  const size_t head = std::min(n, (64 - (reinterpret_cast<uintptr_t>(y) & 63)) / 2 % 32);  // before a line starts
   round_native(x, y, head);
   size_t i = head;
   for (; i + 32 <= n; i += 32) {

@@ -28,21 +28,11 @@ void add_column_sums(const float* dy, float* db, int t, int n, bool accumulate) 
 
 void linear_backward(const float* x, const float* w, const float* dy, float* dx, float* dw, float* db, int t,
                      int in, int out, bool accumulate) {
-  // bf16: dy, read by both products, is rounded once, in the pass that sums its columns, and its copy
-  // released when the products are done (or throw)
+  // bf16: dy, read by both products, is rounded once, in the pass that sums its columns
   thread_local Bf16Copy dy16;
-  struct Release {
-    Bf16Copy* copy;
-    ~Release() {
-      if (copy) copy->release();
-    }
-  } release{nullptr};
-  if (matmul_precision() == MatmulPrecision::bf16) {
-    round_to_bf16_with_column_sums(dy, t, out, dy16.reserve(dy, static_cast<size_t>(t) * out), db, accumulate);
-    release.copy = &dy16;
-  } else {
-    add_column_sums(dy, db, t, out, accumulate);
-  }
+  const ScopedBf16 round_once(dy16, dy, static_cast<size_t>(t) * out,
+                              [&](uint16_t* y16) { round_to_bf16_with_column_sums(dy, t, out, y16, db, accumulate); });
+  if (matmul_precision() != MatmulPrecision::bf16) add_column_sums(dy, db, t, out, accumulate);
   if (dx) gemm(false, true, t, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
   gemm(true, false, in, out, t, 1.0f, x, in, dy, out, accumulate ? 1.0f : 0.0f, dw, out);
 }

@@ -134,7 +134,7 @@ TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose,
 }
 
 TEST_CASE("round_to_bf16_with_column_sums: the rounding's bits, the column sums, the same at 1 and 2 threads") {
-  const int t = 300, n = 700;  // bands of 256 columns and a partial one
+  const int t = 300, n = 700;  // blocks of 32 rows and a partial one
   std::mt19937 g(17);
   std::normal_distribution<float> d(0, 1);
   std::vector<float> dy(static_cast<size_t>(t) * n), db0(n);
