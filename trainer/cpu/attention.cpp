@@ -39,9 +39,8 @@ struct Block {
 };
 
 // One row of probabilities after dropout: out = keep ? p·keep_scale : 0.
-BERT_CPU_CLONES void dropped_row(const float* p, const uint8_t* keep, float keep_scale, float* out, int n) {
-#pragma omp simd
-  for (int j = 0; j < n; ++j) out[j] = keep[j] ? p[j] * keep_scale : 0.0f;
+void dropped_row(const float* p, const uint8_t* keep, float keep_scale, float* out, int n) {
+  apply_keep(p, keep, keep_scale, out, static_cast<size_t>(n));
 }
 
 // The same rounded to bf16, through a row of fp32 in L1 (one rounding for every bf16 operand: bf16_round.h).
@@ -57,12 +56,10 @@ bool bf16_math() { return matmul_precision() == MatmulPrecision::bf16; }
 // One row through dropout and softmax, in place: g = dP_dropped in, dS out.
 BERT_CPU_CLONES void softmax_dropout_backward_row(const float* pr, const uint8_t* kr, float keep_scale, float scale,
                                                   float* g, int n) {
+  apply_keep(g, kr, keep_scale, g, static_cast<size_t>(n));
   float pdp = 0.0f;
 #pragma omp simd reduction(+ : pdp)
-  for (int j = 0; j < n; ++j) {
-    g[j] = kr[j] ? g[j] * keep_scale : 0.0f;
-    pdp += pr[j] * g[j];
-  }
+  for (int j = 0; j < n; ++j) pdp += pr[j] * g[j];
 #pragma omp simd
   for (int j = 0; j < n; ++j) g[j] = pr[j] * (g[j] - pdp) * scale;
 }

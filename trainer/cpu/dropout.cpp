@@ -26,6 +26,17 @@ BERT_CPU_CLONES void keep_blocks(const model::DropoutStream& rng, uint64_t q0, i
 
 }  // namespace
 
+BERT_CPU_CLONES void apply_keep(const float* x, const uint8_t* keep, float scale, float* out, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) {
+    const float v = x[i] * scale;
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bits &= 0u - static_cast<uint32_t>(keep[i] != 0);  // a bit mask: GCC turns `keep ? v : 0` into a branch
+    std::memcpy(out + i, &bits, sizeof bits);
+  }
+}
+
 void fill_keep(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out) {
   uint8_t buf[4 * kBlocks];
   const uint64_t end = first + static_cast<uint64_t>(count);
@@ -52,14 +63,19 @@ void dropout_forward(const float* x, float* y, uint8_t* keep, const int32_t* tok
       continue;
     }
     fill_keep(rng, base, n, p, keep + row);
-    for (int c = 0; c < n; ++c) y[row + c] = keep[row + c] ? x[row + c] * scale : 0.0f;
+    apply_keep(x + row, keep + row, scale, y + row, static_cast<size_t>(n));
   }
 }
 
 void dropout_backward(const float* dy, float* dx, const uint8_t* keep, size_t count, float p) {
   const float scale = 1.0f / (1.0f - p);
+  constexpr size_t kChunk = 1 << 14;
+  const size_t chunks = (count + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < count; ++i) dx[i] = keep[i] ? dy[i] * scale : 0.0f;
+  for (size_t c = 0; c < chunks; ++c) {
+    const size_t i = c * kChunk;
+    apply_keep(dy + i, keep + i, scale, dx + i, std::min(kChunk, count - i));
+  }
 }
 
 }  // namespace bert::cpu

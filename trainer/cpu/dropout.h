@@ -12,6 +12,10 @@ namespace bert::cpu {
 // definition, dropout_rng.h), with the Philox blocks computed 16 at a time in vector lanes.
 void fill_keep(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out);
 
+// out[i] = keep[i] ? x[i]·scale : 0 (out may alias x), as a vector loop: written as that select, GCC
+// emits a scalar branch that mispredicts on every drop.
+void apply_keep(const float* x, const uint8_t* keep, float scale, float* out, size_t n);
+
 // y = x·keep/(1-p); keep[t*n + c] saved for backward. p == 0: plain copy, keep all ones.
 void dropout_forward(const float* x, float* y, uint8_t* keep, const int32_t* token_flat, int t, int n,
                      const model::DropoutStream& rng, float p);

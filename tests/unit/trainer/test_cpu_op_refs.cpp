@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -157,5 +158,29 @@ TEST_CASE("vectorized dropout keep flags are the bits of the one Philox definiti
     CAPTURE(first);
     CAPTURE(count);
     REQUIRE(ours == ref);  // incl. the byte after the range: untouched
+  }
+}
+
+TEST_CASE("apply_keep: the bits of keep ? x·scale : 0, in place too, the range's neighbours untouched") {
+  std::mt19937_64 g(5);
+  const float scale = 1.0f / 0.9f;
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{63}, size_t{512}, size_t{1001}}) {
+    std::vector<float> x = randn(n + 2, 40 + n);
+    if (n > 2) x[2] = INFINITY, x[3] = -0.0f;  // dropped or kept, an infinity is not turned into a NaN
+    std::vector<uint8_t> keep(n + 2);
+    for (auto& k : keep) k = g() % 10 != 0;
+    keep[2] = 0;
+    std::vector<float> want(x), out(n + 2, 7.0f), in_place(x);
+    for (size_t i = 1; i <= n; ++i) want[i] = keep[i] ? x[i] * scale : 0.0f;
+    cpu::apply_keep(x.data() + 1, keep.data() + 1, scale, out.data() + 1, n);
+    cpu::apply_keep(in_place.data() + 1, keep.data() + 1, scale, in_place.data() + 1, n);
+    CAPTURE(n);
+    for (size_t i = 1; i <= n; ++i) {
+      CHECK(std::memcmp(&out[i], &want[i], sizeof(float)) == 0);
+      CHECK(std::memcmp(&in_place[i], &want[i], sizeof(float)) == 0);
+    }
+    CHECK(out[0] == 7.0f);
+    CHECK(out[n + 1] == 7.0f);
+    CHECK(std::memcmp(&in_place[n + 1], &x[n + 1], sizeof(float)) == 0);
   }
 }
