@@ -2,8 +2,10 @@
 
 #include <cblas.h>
 #include <dlfcn.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 namespace bert::cpu {
@@ -45,6 +47,21 @@ bool load_mkl(Blas& out, std::string& why) {
   return true;
 }
 
+// oneDNN's row-major sgemm (its JIT AVX-512 kernels), called inside gemm()'s own OpenMP loop, where it runs
+// on the calling thread.
+void onednn_sgemm(CBLAS_ORDER, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a,
+                  int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  const dnnl_status_t st = dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a,
+                                      lda, b, ldb, beta, c, ldc);
+  if (st != dnnl_success) throw std::runtime_error("dnnl_sgemm failed with status " + std::to_string(st));
+}
+
+// y = alpha·Aᵀ·x + beta·y as the 1-row product xᵀ·A.
+void onednn_sgemv(CBLAS_ORDER, CBLAS_TRANSPOSE, int m, int n, float alpha, const float* a, int lda, const float* x,
+                  int, float beta, float* y, int) {
+  onednn_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, n, m, alpha, x, m, a, lda, beta, y, n);
+}
+
 Blas choose() {
   const char* env = std::getenv("BERT_CPU_BLAS");
   const std::string want = env && *env ? env : "auto";
@@ -52,10 +69,19 @@ Blas choose() {
   b.sgemm = &cblas_sgemm;
   b.sgemv = &cblas_sgemv;
   if (want == "openblas") return b;
-  if (want != "auto" && want != "mkl")
-    throw UserError("environment variable BERT_CPU_BLAS='" + want + "': expected auto, mkl or openblas");
-  // auto: MKL on Intel CPUs only (elsewhere its generic paths are slower than OpenBLAS's kernels).
-  if (want == "auto" && !__builtin_cpu_is("intel")) return b;
+  if (want != "auto" && want != "mkl" && want != "onednn")
+    throw UserError("environment variable BERT_CPU_BLAS='" + want + "': expected auto, mkl, onednn or openblas");
+  // auto: MKL on Intel CPUs (elsewhere its generic paths are slow). On other CPUs with AVX-512, oneDNN:
+  // Debian's OpenBLAS 0.3.21 runs its AVX2 (Haswell) kernels there, ~0.5 of the core's AVX-512 FMA peak
+  // on an AMD EPYC Zen 5 against oneDNN's 0.72-0.98 (bench/cpu_gemm). OpenBLAS on the rest.
+  const bool intel = __builtin_cpu_is("intel");
+  if (want == "onednn" || (want == "auto" && !intel && __builtin_cpu_supports("avx512f"))) {
+    b.lib = BlasLibrary::onednn;
+    b.sgemm = &onednn_sgemm;
+    b.sgemv = &onednn_sgemv;
+    return b;
+  }
+  if (want == "auto" && !intel) return b;
   Blas mkl;
   std::string why;
   if (load_mkl(mkl, why)) return mkl;
@@ -74,7 +100,14 @@ const Blas& blas() {
 
 BlasLibrary blas_library() { return blas().lib; }
 
-const char* blas_library_name(BlasLibrary lib) { return lib == BlasLibrary::mkl ? "MKL" : "OpenBLAS"; }
+const char* blas_library_name(BlasLibrary lib) {
+  switch (lib) {
+    case BlasLibrary::mkl: return "MKL";
+    case BlasLibrary::onednn: return "oneDNN";
+    case BlasLibrary::openblas: break;
+  }
+  return "OpenBLAS";
+}
 
 void blas_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
                 float beta, float* c, int ldc) {

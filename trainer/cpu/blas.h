@@ -1,13 +1,15 @@
-// Which library runs the fp32 GEMMs: OpenBLAS (linked) or Intel MKL (loaded at run time from Debian's
-// libmkl-rt, non-free). MKL's sgemm is 8-16 % faster than OpenBLAS's on this Intel Xeon (bench/cpu_gemm) and
-// is what PyTorch's CPU path uses; on other vendors' CPUs MKL takes slow generic paths, so `auto` keeps
-// OpenBLAS there. Chosen once per process from BERT_CPU_BLAS = auto (default) | mkl | openblas.
+// Which library runs the fp32 GEMMs: OpenBLAS (linked), Intel MKL (loaded at run time from Debian's
+// libmkl-rt, non-free) or oneDNN's sgemm (linked for bf16 anyway). MKL's sgemm is 8-16 % faster than
+// OpenBLAS's on an Intel Xeon (bench/cpu_gemm) and is what PyTorch's CPU path uses there; on other vendors'
+// CPUs MKL takes slow generic paths. `auto`: MKL on Intel, oneDNN on other CPUs with AVX-512 (where Debian's
+// OpenBLAS runs AVX2 kernels), OpenBLAS otherwise. Chosen once per process from
+// BERT_CPU_BLAS = auto (default) | mkl | onednn | openblas.
 #pragma once
 #include "common/user_error.h"
 
 namespace bert::cpu {
 
-enum class BlasLibrary { openblas, mkl };
+enum class BlasLibrary { openblas, mkl, onednn };
 
 // The library in use; the first call decides (and throws a UserError naming BERT_CPU_BLAS on a bad
 // value, or when it asks for mkl and libmkl_rt.so does not load).

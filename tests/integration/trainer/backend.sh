@@ -66,12 +66,12 @@ grep -q '"key": "run_stop".*"status": "aborted"' "$WORK/cpu.log" || fail "cpu ru
 
 # The fp32 BLAS: the one BERT_CPU_BLAS names is the one that runs (the benchmark line says which), and a
 # bad value is one error naming the variable, before anything runs.
-for blas in openblas:OpenBLAS mkl:MKL; do
+for blas in openblas:OpenBLAS mkl:MKL onednn:oneDNN; do
   BERT_CPU_BLAS=${blas%%:*} "$TRAINER" --config "$WORK/cpu.yaml" --benchmark 1 > "$WORK/blas.log" 2> "$WORK/blas.err" ||
     { cat "$WORK/blas.err" >&2; fail "BERT_CPU_BLAS=${blas%%:*}: benchmark failed"; }
   grep -qF "cpu fp32 (${blas#*:} sgemm)" "$WORK/blas.log" || { cat "$WORK/blas.log" >&2; fail "BERT_CPU_BLAS=${blas%%:*}: not ${blas#*:}"; }
   echo "ok: BERT_CPU_BLAS=${blas%%:*} runs ${blas#*:}"
 done
 BERT_CPU_BLAS=atlas expect_user_error "an unknown BLAS" \
-  "environment variable BERT_CPU_BLAS='atlas': expected auto, mkl or openblas" --config "$WORK/cpu.yaml"
+  "environment variable BERT_CPU_BLAS='atlas': expected auto, mkl, onednn or openblas" --config "$WORK/cpu.yaml"
 echo "all backend selection cases behave"
