@@ -29,10 +29,11 @@ MatmulPrecision matmul_precision() { return g_precision; }
 uint64_t gemm_flops() { return g_flops.load(std::memory_order_relaxed); }
 void reset_gemm_flops() { g_flops.store(0, std::memory_order_relaxed); }
 
-// The BLAS (blas.h: OpenBLAS or MKL) runs single-threaded inside each OpenMP thread, on a block of C's
+// The BLAS (blas.h: OpenBLAS, MKL or oneDNN) runs single-threaded inside each OpenMP thread, on a block of C's
 // rows: one thread pool (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's
 // own), which made a 2-core run several times slower. Every product, whole or a row block, goes
-// through gemm_on_thread, which counts its flops.
+// through gemm_on_thread, which counts its flops. (oneDNN, given a small product outside a parallel
+// region, threads it over OpenMP's pool itself.)
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
