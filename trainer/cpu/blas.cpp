@@ -73,7 +73,8 @@ Blas choose() {
     throw UserError("environment variable BERT_CPU_BLAS='" + want + "': expected auto, mkl, onednn or openblas");
   // auto: MKL on Intel CPUs (elsewhere its generic paths are slow). On other CPUs with AVX-512, oneDNN:
   // Debian's OpenBLAS 0.3.21 runs its AVX2 (Haswell) kernels there, ~0.5 of the core's AVX-512 FMA peak
-  // on an AMD EPYC Zen 5 against oneDNN's 0.72-0.98 (bench/cpu_gemm). OpenBLAS on the rest.
+  // on an AMD EPYC Zen 5; oneDNN's matmul 0.72-0.96 (bench/cpu_gemm), its sgemm ~0.92 (cpu_step's
+  // gemm_peak_gflops). OpenBLAS on the rest.
   const bool intel = __builtin_cpu_is("intel");
   if (want == "onednn" || (want == "auto" && !intel && __builtin_cpu_supports("avx512f"))) {
     b.lib = BlasLibrary::onednn;
