@@ -71,12 +71,12 @@ Blas choose() {
   if (want == "openblas") return b;
   if (want != "auto" && want != "mkl" && want != "onednn")
     throw UserError("environment variable BERT_CPU_BLAS='" + want + "': expected auto, mkl, onednn or openblas");
-  // auto: MKL on Intel CPUs (elsewhere its generic paths are slow). On other CPUs with AVX-512, oneDNN:
-  // Debian's OpenBLAS 0.3.21 runs its AVX2 (Haswell) kernels there, ~0.5 of the core's AVX-512 FMA peak
-  // on an AMD EPYC Zen 5; oneDNN's matmul 0.72-0.96 (bench/cpu_gemm), its sgemm ~0.92 (cpu_step's
-  // gemm_peak_gflops). OpenBLAS on the rest.
+  // auto: MKL on Intel CPUs (elsewhere its generic paths are slow), OpenBLAS on the rest. oneDNN only when
+  // asked: on an AMD EPYC Zen 5 its sgemm runs ~0.92 of the AVX-512 FMA peak (cpu_step's gemm_peak_gflops)
+  // where Debian's OpenBLAS 0.3.21 runs its AVX2 kernels at ~0.5, but a trainer stopped by SIGTERM with it
+  // aborted at exit ("double free or corruption", tests/integration/trainer/sigterm.sh), cause not found.
   const bool intel = __builtin_cpu_is("intel");
-  if (want == "onednn" || (want == "auto" && !intel && __builtin_cpu_supports("avx512f"))) {
+  if (want == "onednn") {
     b.lib = BlasLibrary::onednn;
     b.sgemm = &onednn_sgemm;
     b.sgemv = &onednn_sgemv;
