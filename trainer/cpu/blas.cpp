@@ -75,14 +75,13 @@ Blas choose() {
   // asked: on an AMD EPYC Zen 5 its sgemm runs ~0.92 of the AVX-512 FMA peak (cpu_step's gemm_peak_gflops)
   // where Debian's OpenBLAS 0.3.21 runs its AVX2 kernels at ~0.5, but a trainer stopped by SIGTERM with it
   // aborted at exit ("double free or corruption", tests/integration/trainer/sigterm.sh), cause not found.
-  const bool intel = __builtin_cpu_is("intel");
   if (want == "onednn") {
     b.lib = BlasLibrary::onednn;
     b.sgemm = &onednn_sgemm;
     b.sgemv = &onednn_sgemv;
     return b;
   }
-  if (want == "auto" && !intel) return b;
+  if (want == "auto" && !__builtin_cpu_is("intel")) return b;
   Blas mkl;
   std::string why;
   if (load_mkl(mkl, why)) return mkl;
