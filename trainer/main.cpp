@@ -4,21 +4,16 @@
 // cuda without CUDA or a device), 1 also for an unexpected runtime failure (message, no crash).
 #include <CLI/CLI.hpp>
 
-#include <csignal>
 #include <cstdio>
 #include <exception>
 
 #include "common/user_error.h"
 #include "trainer/run_config.h"
+#include "trainer/stop_signal.h"
 #include "trainer/train_loop.h"
 
-namespace {
-
-extern "C" void on_stop_signal(int) { bert::trainer::g_stop_requested.store(true); }
-
-}  // namespace
-
 int main(int argc, char** argv) {
+  bert::trainer::start_stop_signal_thread();
   CLI::App app{"BERT pretraining trainer (MLPerf Training); reads a resolved run config"};
   std::string config_path;
   int benchmark_steps = 0;
@@ -33,8 +28,6 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  std::signal(SIGTERM, on_stop_signal);
-  std::signal(SIGINT, on_stop_signal);
   try {
     const bert::trainer::RunConfig cfg = bert::trainer::load_run_config(config_path);
     return bert::trainer::run_trainer(cfg, {benchmark_steps, save_weights, config_path});

@@ -71,11 +71,13 @@ Blas choose() {
   if (want == "openblas") return b;
   if (want != "auto" && want != "mkl" && want != "onednn")
     throw UserError("environment variable BERT_CPU_BLAS='" + want + "': expected auto, mkl, onednn or openblas");
-  // auto: MKL on Intel CPUs (elsewhere its generic paths are slow), OpenBLAS on the rest. oneDNN only when
-  // asked: on an AMD EPYC Zen 5 its sgemm runs ~0.92 of the AVX-512 FMA peak (cpu_step's gemm_peak_gflops)
-  // where Debian's OpenBLAS 0.3.21 runs its AVX2 kernels at ~0.5, but a trainer stopped by SIGTERM with it
-  // aborted at exit ("double free or corruption", tests/integration/trainer/sigterm.sh), cause not found.
-  if (want == "onednn") {
+  // auto: MKL on Intel CPUs (elsewhere its generic paths are slow). On other CPUs with AVX-512, oneDNN:
+  // Debian's OpenBLAS 0.3.21 runs its AVX2 (Haswell) kernels there, ~0.5 of the core's AVX-512 FMA peak
+  // on an AMD EPYC Zen 5; oneDNN's sgemm ~0.92 (cpu_step's gemm_peak_gflops). OpenBLAS on the rest.
+  // oneDNN's JIT sgemm (before 3.11; Debian 12 has 2.6) points rsp into the heap while it runs, so a
+  // signal handled on that thread corrupts the heap (oneDNN issue #4845): trainer/stop_signal.h keeps
+  // the trainer's stop signals off every computing thread.
+  if (want == "onednn" || (want == "auto" && !__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f"))) {
     b.lib = BlasLibrary::onednn;
     b.sgemm = &onednn_sgemm;
     b.sgemv = &onednn_sgemv;

@@ -1,9 +1,9 @@
 // Which library runs the fp32 GEMMs: OpenBLAS (linked), Intel MKL (loaded at run time from Debian's
 // libmkl-rt, non-free) or oneDNN's sgemm (linked for bf16 anyway). MKL's sgemm is 8-16 % faster than
 // OpenBLAS's on an Intel Xeon (bench/cpu_gemm) and is what PyTorch's CPU path uses there; on other vendors'
-// CPUs MKL takes slow generic paths. `auto`: MKL on Intel, OpenBLAS otherwise; `onednn` only when asked
-// (faster on AVX-512 CPUs where Debian's OpenBLAS runs AVX2 kernels; see blas.cpp for why not by default).
-// Chosen once per process from BERT_CPU_BLAS = auto (default) | mkl | onednn | openblas.
+// CPUs MKL takes slow generic paths. `auto`: MKL on Intel, oneDNN on other CPUs with AVX-512 (where Debian's
+// OpenBLAS runs AVX2 kernels), OpenBLAS otherwise. Chosen once per process from
+// BERT_CPU_BLAS = auto (default) | mkl | onednn | openblas.
 #pragma once
 #include "common/user_error.h"
 

@@ -4,6 +4,14 @@ set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# With TRAIN_PRECISION=bf16 on a CPU without avx512_bf16/AMX-BF16: SKIPPED (77), as ctest expects.
+skip_bf16_without_cpu_support() {
+  if [ "${TRAIN_PRECISION:-fp32}" = bf16 ] && ! grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
+    echo "SKIPPED: run.precision bf16 needs avx512_bf16 or AMX-BF16, which this CPU lacks"
+    exit 77
+  fi
+}
+
 # make_synth OUT SEED: a small synthetic set (bert-data synth): by default vocabulary 256, seq_len 64, so
 # that tiny BERT learns it within the CI budget; VOCAB/SEQ_LEN/MAX_PRED/TOPIC_SKEW select another shape.
 make_synth() {

@@ -8,10 +8,7 @@
 TRAINER=$1 BERT_DATA=$2 PYTHON=$3
 shift 3
 source "$(dirname "$0")/common.sh"
-if [ "${TRAIN_PRECISION:-fp32}" = bf16 ] && ! grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
-  echo "SKIPPED: run.precision bf16 needs avx512_bf16 or AMX-BF16, which this CPU lacks"
-  exit 77
-fi
+skip_bf16_without_cpu_support
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 make_synth "$WORK/data"

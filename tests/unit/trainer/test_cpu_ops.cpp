@@ -33,12 +33,14 @@ TEST_CASE("BLAS gemm matches the plain-loop reference for every transpose") {
     }
 }
 
-TEST_CASE("the fp32 BLAS is the one BERT_CPU_BLAS names (auto: MKL only on Intel CPUs)") {
+TEST_CASE("the fp32 BLAS is the one BERT_CPU_BLAS names (auto: MKL on Intel, oneDNN elsewhere with AVX-512)") {
   const char* env = std::getenv("BERT_CPU_BLAS");
   const std::string want = env ? env : "auto";
+  const bool intel = __builtin_cpu_is("intel"), avx512 = __builtin_cpu_supports("avx512f");
   if (want == "mkl") CHECK(cpu::blas_library() == cpu::BlasLibrary::mkl);
-  if (want == "onednn") CHECK(cpu::blas_library() == cpu::BlasLibrary::onednn);
-  if (want == "openblas" || (want == "auto" && !__builtin_cpu_is("intel")))
+  if (want == "onednn" || (want == "auto" && !intel && avx512))
+    CHECK(cpu::blas_library() == cpu::BlasLibrary::onednn);
+  if (want == "openblas" || (want == "auto" && !intel && !avx512))
     CHECK(cpu::blas_library() == cpu::BlasLibrary::openblas);
 }
 

@@ -1,0 +1,38 @@
+#include "trainer/stop_signal.h"
+
+#include <pthread.h>
+
+#include <csignal>
+#include <thread>
+
+#include "trainer/train_loop.h"
+
+namespace bert::trainer {
+namespace {
+
+extern "C" void on_stop_signal(int) { g_stop_requested.store(true); }
+
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+}  // namespace
+
+void start_stop_signal_thread() {
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGINT, on_stop_signal);
+  const sigset_t set = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set] {
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&set, &sig) == 0) g_stop_requested.store(true);
+    }
+  }).detach();
+}
+
+}  // namespace bert::trainer
