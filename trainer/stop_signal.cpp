@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <csignal>
+#include <system_error>
 #include <thread>
 
 #include "trainer/train_loop.h"
@@ -27,12 +28,16 @@ void start_stop_signal_thread() {
   std::signal(SIGINT, on_stop_signal);
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::thread([set] {
-    for (;;) {
-      int sig = 0;
-      if (sigwait(&set, &sig) == 0) g_stop_requested.store(true);
-    }
-  }).detach();
+  try {
+    std::thread([set] {
+      for (;;) {
+        int sig = 0;
+        if (sigwait(&set, &sig) == 0) g_stop_requested.store(true);
+      }
+    }).detach();
+  } catch (const std::system_error&) {  // no thread to be had: the handler alone, as before
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  }
 }
 
 }  // namespace bert::trainer

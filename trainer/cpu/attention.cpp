@@ -9,6 +9,7 @@
 #include "trainer/cpu/dropout.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/cpu/gemm_bf16.h"
+#include "trainer/cpu/omp_errors.h"
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
@@ -72,6 +73,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);
   const bool bf16 = bf16_math();
+  OmpErrors errors;
 #pragma omp parallel
   {
     // when not kept: per thread, across calls (no fresh pages per layer)
@@ -79,40 +81,43 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
     thread_local std::vector<uint16_t> scratch16;
 #pragma omp for schedule(dynamic)
     for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
-      const Block b(s, sh);
-      const int h = b.h, len = b.len, nq = b.nq;
-      float* pb = probs + b.prob;
-      uint8_t* kb = keep + b.prob;
-      const float* qh = q + static_cast<size_t>(b.q0) * hidden + h * d;
-      const float* kh = k + static_cast<size_t>(b.t0) * hidden + h * d;
-      const float* vh = v + static_cast<size_t>(b.t0) * hidden + h * d;
-      gemm_on_thread(false, true, nq, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len);
-      float* dropped = saved.f32 ? saved.f32 + b.prob : nullptr;
-      uint16_t* dropped16 = saved.bf16 ? saved.bf16 + b.prob : nullptr;
-      if (bf16 && !dropped16) scratch16.resize(static_cast<size_t>(nq) * len), dropped16 = scratch16.data();
-      if (!bf16 && !dropped) scratch.resize(static_cast<size_t>(nq) * len), dropped = scratch.data();
-      for (int i = 0; i < nq; ++i) {
-        float* row = pb + static_cast<int64_t>(i) * len;
-        softmax_row(row, len);
-        uint8_t* krow = kb + static_cast<int64_t>(i) * len;
-        const uint64_t elem0 = (static_cast<uint64_t>(s.first_flat[b.sq] + b.pos(s, i)) * s.heads + h) *
-                               static_cast<uint64_t>(s.seq_len);
-        if (p > 0.0f)
-          fill_keep(rng, elem0, len, p, krow);
-        else
-          std::memset(krow, 1, static_cast<size_t>(len));
+      errors.run([&] {
+        const Block b(s, sh);
+        const int h = b.h, len = b.len, nq = b.nq;
+        float* pb = probs + b.prob;
+        uint8_t* kb = keep + b.prob;
+        const float* qh = q + static_cast<size_t>(b.q0) * hidden + h * d;
+        const float* kh = k + static_cast<size_t>(b.t0) * hidden + h * d;
+        const float* vh = v + static_cast<size_t>(b.t0) * hidden + h * d;
+        gemm_on_thread(false, true, nq, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len);
+        float* dropped = saved.f32 ? saved.f32 + b.prob : nullptr;
+        uint16_t* dropped16 = saved.bf16 ? saved.bf16 + b.prob : nullptr;
+        if (bf16 && !dropped16) scratch16.resize(static_cast<size_t>(nq) * len), dropped16 = scratch16.data();
+        if (!bf16 && !dropped) scratch.resize(static_cast<size_t>(nq) * len), dropped = scratch.data();
+        for (int i = 0; i < nq; ++i) {
+          float* row = pb + static_cast<int64_t>(i) * len;
+          softmax_row(row, len);
+          uint8_t* krow = kb + static_cast<int64_t>(i) * len;
+          const uint64_t elem0 = (static_cast<uint64_t>(s.first_flat[b.sq] + b.pos(s, i)) * s.heads + h) *
+                                 static_cast<uint64_t>(s.seq_len);
+          if (p > 0.0f)
+            fill_keep(rng, elem0, len, p, krow);
+          else
+            std::memset(krow, 1, static_cast<size_t>(len));
+          if (bf16)
+            dropped_row_bf16(row, krow, keep_scale, dropped16 + static_cast<size_t>(i) * len, len);
+          else
+            dropped_row(row, krow, keep_scale, dropped + static_cast<size_t>(i) * len, len);
+        }
+        float* ch = ctx + static_cast<size_t>(b.q0) * hidden + h * d;
         if (bf16)
-          dropped_row_bf16(row, krow, keep_scale, dropped16 + static_cast<size_t>(i) * len, len);
+          gemm_on_thread(false, false, nq, d, len, 1.0f, dropped16, len, vh, hidden, 0.0f, ch, hidden);
         else
-          dropped_row(row, krow, keep_scale, dropped + static_cast<size_t>(i) * len, len);
-      }
-      float* ch = ctx + static_cast<size_t>(b.q0) * hidden + h * d;
-      if (bf16)
-        gemm_on_thread(false, false, nq, d, len, 1.0f, dropped16, len, vh, hidden, 0.0f, ch, hidden);
-      else
-        gemm_on_thread(false, false, nq, d, len, 1.0f, dropped, len, vh, hidden, 0.0f, ch, hidden);
+          gemm_on_thread(false, false, nq, d, len, 1.0f, dropped, len, vh, hidden, 0.0f, ch, hidden);
+      });
     }
   }
+  errors.rethrow();
 }
 
 void attention_backward(const AttentionShape& s, const float* q, const float* k, const float* v,
@@ -122,6 +127,7 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);
   const bool bf16 = bf16_math();
+  OmpErrors errors;
 #pragma omp parallel
   {
     // per thread, kept across calls (no fresh pages per layer)
@@ -129,48 +135,51 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
     thread_local std::vector<uint16_t> scratch16, ds16;
 #pragma omp for schedule(dynamic)
     for (int sh = 0; sh < s.num_seqs * s.heads; ++sh) {
-      const Block b(s, sh);
-      const int len = b.len, nq = b.nq;
-      const size_t ll = static_cast<size_t>(nq) * len;
-      const float* pb = probs + b.prob;
-      const uint8_t* kb = keep + b.prob;
-      const size_t at = static_cast<size_t>(b.t0) * hidden + b.h * d;  // key rows
-      const size_t aq = static_cast<size_t>(b.q0) * hidden + b.h * d;  // query rows
-      ds.resize(ll);
-      // dV = P_droppedᵀ·dctx (P_dropped: the forward's, or again);  dP_dropped = dctx·Vᵀ
-      const auto kept_or_again = [&](auto* kept, auto& scratch_of_type, auto row) {
-        if (kept) return kept + b.prob;  // the forward's
-        scratch_of_type.resize(ll);
-        for (int i = 0; i < nq; ++i)
-          row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
-              scratch_of_type.data() + static_cast<size_t>(i) * len, len);
-        return scratch_of_type.data();
-      };
-      if (bf16)
-        gemm_on_thread(true, false, len, d, nq, 1.0f, kept_or_again(saved.bf16, scratch16, dropped_row_bf16), len,
-                       dctx + aq, hidden, 0.0f, dv + at, hidden);
-      else
-        gemm_on_thread(true, false, len, d, nq, 1.0f, kept_or_again(saved.f32, scratch, dropped_row), len, dctx + aq,
-                       hidden, 0.0f, dv + at, hidden);
-      gemm_on_thread(false, true, nq, len, d, 1.0f, dctx + aq, hidden, v + at, hidden, 0.0f, ds.data(), len);
-      // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
-      // bf16: each row of dS rounded once for both products below, while it is in L1.
-      if (bf16) ds16.resize(ll);
-      for (int i = 0; i < nq; ++i) {
-        const size_t row = static_cast<size_t>(i) * len;
-        softmax_dropout_backward_row(pb + row, kb + row, keep_scale, scale, ds.data() + row, len);
-        if (bf16) round_to_bf16(ds.data() + row, ds16.data() + row, static_cast<size_t>(len));
-      }
-      // dQ = dS·K;  dK = dSᵀ·Q
-      if (bf16) {
-        gemm_on_thread(false, false, nq, d, len, 1.0f, ds16.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
-        gemm_on_thread(true, false, len, d, nq, 1.0f, ds16.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
-      } else {
-        gemm_on_thread(false, false, nq, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
-        gemm_on_thread(true, false, len, d, nq, 1.0f, ds.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
-      }
+      errors.run([&] {
+        const Block b(s, sh);
+        const int len = b.len, nq = b.nq;
+        const size_t ll = static_cast<size_t>(nq) * len;
+        const float* pb = probs + b.prob;
+        const uint8_t* kb = keep + b.prob;
+        const size_t at = static_cast<size_t>(b.t0) * hidden + b.h * d;  // key rows
+        const size_t aq = static_cast<size_t>(b.q0) * hidden + b.h * d;  // query rows
+        ds.resize(ll);
+        // dV = P_droppedᵀ·dctx (P_dropped: the forward's, or again);  dP_dropped = dctx·Vᵀ
+        const auto kept_or_again = [&](auto* kept, auto& scratch_of_type, auto row) {
+          if (kept) return kept + b.prob;  // the forward's
+          scratch_of_type.resize(ll);
+          for (int i = 0; i < nq; ++i)
+            row(pb + static_cast<size_t>(i) * len, kb + static_cast<size_t>(i) * len, keep_scale,
+                scratch_of_type.data() + static_cast<size_t>(i) * len, len);
+          return scratch_of_type.data();
+        };
+        if (bf16)
+          gemm_on_thread(true, false, len, d, nq, 1.0f, kept_or_again(saved.bf16, scratch16, dropped_row_bf16), len,
+                         dctx + aq, hidden, 0.0f, dv + at, hidden);
+        else
+          gemm_on_thread(true, false, len, d, nq, 1.0f, kept_or_again(saved.f32, scratch, dropped_row), len, dctx + aq,
+                         hidden, 0.0f, dv + at, hidden);
+        gemm_on_thread(false, true, nq, len, d, 1.0f, dctx + aq, hidden, v + at, hidden, 0.0f, ds.data(), len);
+        // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
+        // bf16: each row of dS rounded once for both products below, while it is in L1.
+        if (bf16) ds16.resize(ll);
+        for (int i = 0; i < nq; ++i) {
+          const size_t row = static_cast<size_t>(i) * len;
+          softmax_dropout_backward_row(pb + row, kb + row, keep_scale, scale, ds.data() + row, len);
+          if (bf16) round_to_bf16(ds.data() + row, ds16.data() + row, static_cast<size_t>(len));
+        }
+        // dQ = dS·K;  dK = dSᵀ·Q
+        if (bf16) {
+          gemm_on_thread(false, false, nq, d, len, 1.0f, ds16.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
+          gemm_on_thread(true, false, len, d, nq, 1.0f, ds16.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
+        } else {
+          gemm_on_thread(false, false, nq, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
+          gemm_on_thread(true, false, len, d, nq, 1.0f, ds.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
+        }
+      });
     }
   }
+  errors.rethrow();
 }
 
 }  // namespace bert::cpu

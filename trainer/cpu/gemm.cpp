@@ -8,6 +8,7 @@
 
 #include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm_bf16.h"
+#include "trainer/cpu/omp_errors.h"
 
 namespace bert::cpu {
 
@@ -44,13 +45,17 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
     return gemm_on_thread(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   const int blocks = std::min(threads, m / 32);
   const int per = (m + blocks - 1) / blocks;
+  OmpErrors errors;
 #pragma omp parallel for schedule(static) num_threads(blocks)
   for (int i = 0; i < blocks; ++i) {
     const int r0 = i * per, rows = std::min(per, m - r0);
     if (rows <= 0) continue;
     const float* ai = ta ? a + r0 : a + static_cast<size_t>(r0) * lda;
-    gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
+    errors.run([&] {
+      gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
+    });
   }
+  errors.rethrow();
 }
 
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,

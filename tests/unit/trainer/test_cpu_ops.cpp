@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tests/unit/trainer/h5_fixture.h"
 #include "trainer/cpu/bert_cpu.h"
@@ -31,6 +33,16 @@ TEST_CASE("BLAS gemm matches the plain-loop reference for every transpose") {
       cpu::gemm_ref(ta, tb, m, nn, k, 0.7f, a.data(), lda, b.data(), ldb, 0.3f, c2.data(), nn);
       for (int i = 0; i < m * nn; ++i) CHECK(c1[i] == doctest::Approx(c2[i]).epsilon(1e-5));
     }
+}
+
+TEST_CASE("a oneDNN sgemm failing inside gemm()'s parallel row blocks is an exception, not std::terminate") {
+  // Only oneDNN reports bad arguments by a status (blas.cpp throws it); the CBLAS libraries print and go on.
+  if (cpu::blas_library() != cpu::BlasLibrary::onednn) return;
+  const int m = 256, n = 256, k = 256;
+  std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n), c(static_cast<size_t>(m) * n);
+  // lda 1 < k: invalid for a row-major untransposed A.
+  CHECK_THROWS_AS(cpu::gemm(false, false, m, n, k, 1.0f, a.data(), 1, b.data(), n, 0.0f, c.data(), n),
+                  std::runtime_error);
 }
 
 TEST_CASE("the fp32 BLAS is the one BERT_CPU_BLAS names (auto: MKL on Intel, oneDNN elsewhere with AVX-512)") {
