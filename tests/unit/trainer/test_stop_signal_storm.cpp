@@ -29,8 +29,10 @@ struct Shape {
 constexpr Shape kShapes[] = {{false, true, 1024, 512, 128}, {false, false, 1024, 128, 512},
                              {true, false, 128, 512, 1024}, {false, true, 1024, 128, 128}};
 
-// Runs the products until `seconds` pass; every C must hold k·a·b exactly (small integers in bf16 too).
-void gemm_until(double seconds) {
+// Runs the products until `seconds` pass; returns how many elements of C missed k·a·b, which every one
+// must hold exactly (small integers in bf16 too). Checked after the sender thread is joined.
+size_t gemm_until(double seconds) {
+  size_t wrong = 0;
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
     for (const Shape& s : kShapes) {
@@ -38,11 +40,10 @@ void gemm_until(double seconds) {
           c(static_cast<size_t>(s.m) * s.n, -1.0f);
       cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f,
                 c.data(), s.n);
-      size_t wrong = 0;
       for (float v : c) wrong += v != 0.125f * s.k;
-      REQUIRE(wrong == 0);
     }
   }
+  return wrong;
 }
 
 }  // namespace
@@ -64,14 +65,17 @@ TEST_CASE("SIGTERM/SIGINT storm during gemm(): flag set, no thread computing is 
     }
   });
   cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
-  gemm_until(2.0);
+  const size_t wrong_fp32 = gemm_until(2.0);
+  size_t wrong_bf16 = 0;
   if (bf16) {
     cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
-    gemm_until(2.0);
+    wrong_bf16 = gemm_until(2.0);
   } else {
     MESSAGE("no bf16 matmul on this CPU: fp32 only");
   }
   done.store(true);
   sender.join();
+  CHECK(wrong_fp32 == 0);
+  CHECK(wrong_bf16 == 0);
   CHECK(trainer::g_stop_requested.load());
 }
