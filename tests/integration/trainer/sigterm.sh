@@ -2,7 +2,7 @@
 # SIGTERM (Slurm's time limit): the trainer finishes the step, logs run_stop aborted, exits 0.
 # A burst of SIGTERMs until it exits (Slurm sends one; a user may send more): each lands on whatever
 # the trainer's threads run then, which once corrupted the heap inside oneDNN's sgemm (ctest runs this
-# script under every fp32 BLAS, see CMakeLists.txt).
+# script under every GEMM path, see CMakeLists.txt).
 # Usage: sigterm.sh TRAINER BERT_DATA
 TRAINER=$1 BERT_DATA=$2
 source "$(dirname "$0")/common.sh"

@@ -1,6 +1,7 @@
 // CPU ops: BLAS GEMM against the plain-loop reference, dropout RNG properties, gradient checks of
 // the whole model with dropout on (finite differences: the mask is a pure function of the counters).
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -38,11 +39,14 @@ TEST_CASE("BLAS gemm matches the plain-loop reference for every transpose") {
 TEST_CASE("a oneDNN sgemm failing inside gemm()'s parallel row blocks is an exception, not std::terminate") {
   // Only oneDNN reports bad arguments by a status (blas.cpp throws it); the CBLAS libraries print and go on.
   if (cpu::blas_library() != cpu::BlasLibrary::onednn) return;
+  const int saved_threads = omp_get_max_threads();
+  omp_set_num_threads(2);  // gemm() splits rows only with 2+ threads: the loop OmpErrors guards
   const int m = 256, n = 256, k = 256;
   std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n), c(static_cast<size_t>(m) * n);
   // lda 1 < k: invalid for a row-major untransposed A.
   CHECK_THROWS_AS(cpu::gemm(false, false, m, n, k, 1.0f, a.data(), 1, b.data(), n, 0.0f, c.data(), n),
                   std::runtime_error);
+  omp_set_num_threads(saved_threads);
 }
 
 TEST_CASE("the fp32 BLAS is the one BERT_CPU_BLAS names (auto: MKL on Intel, oneDNN elsewhere with AVX-512)") {
