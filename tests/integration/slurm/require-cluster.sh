@@ -5,3 +5,14 @@ if ! "$repo/slurm/local-cluster" status >/dev/null 2>&1; then
   echo "SKIPPED: the local Slurm cluster is not up (slurm/local-cluster up needs root)"
   exit 77
 fi
+
+# job_state JOBID: the state scontrol prints (empty while slurmctld does not know the job).
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+# job_ended STATE: final states only. Others come and go while the job still runs: COMPLETING,
+# CONFIGURING, and SIGNALING while an --signal is delivered (up to 60 s before the time limit).
+job_ended() {
+  case "$1" in
+    COMPLETED|CANCELLED|FAILED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|SPECIAL_EXIT|REVOKED) return 0 ;;
+    *) return 1 ;;
+  esac
+}

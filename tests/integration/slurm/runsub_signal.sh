@@ -21,7 +21,7 @@ jobid=$(cd "$repo" && sbatch --parsable --time=1 --signal=B:TERM@55 -o "$work/ou
         --export="ALL,HARNESS=$work/harness" slurm/run.sub systems/local-slurm.yaml --dry-run) || { echo "FAIL: sbatch"; exit 1; }
 echo "job $jobid"
 for _ in $(seq 900); do
-  scontrol show job "$jobid" | grep -qE 'JobState=(PENDING|RUNNING|CONFIGURING|COMPLETING)' || break
+  ! job_ended "$(job_state "$jobid")" || break
   sleep 0.1
 done
 cat "$work/out.txt"

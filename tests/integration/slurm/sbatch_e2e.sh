@@ -26,13 +26,13 @@ fail() {
   exit 1
 }
 
-state() { scontrol show job "$jobid" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+state() { job_state "$jobid"; }
 
-wait_end() {  # wait_end SECONDS: until the job leaves PENDING/RUNNING/COMPLETING
+wait_end() {  # wait_end SECONDS: until the job reaches a final state
   local deadline=$((SECONDS + $1)) s
   while :; do
     s=$(state)
-    case "$s" in PENDING|RUNNING|CONFIGURING|COMPLETING|"") ;; *) echo "job $jobid: $s after $((SECONDS - t_submit)) s"; return 0 ;; esac
+    job_ended "$s" && { echo "job $jobid: $s after $((SECONDS - t_submit)) s"; return 0; }
     [ "$SECONDS" -lt "$deadline" ] || fail "job still $s after $1 s"
     sleep 0.5
   done
@@ -119,7 +119,7 @@ case "$case_name" in
       local deadline=$((SECONDS + $1)) what=$2; shift 2
       until "$@"; do
         [ "$SECONDS" -lt "$deadline" ] || fail "no $what after $((SECONDS - t_submit)) s"
-        case "$(state)" in PENDING|RUNNING|CONFIGURING) ;; *) fail "job ended $(state) before $what" ;; esac
+        ! job_ended "$(state)" || fail "job ended $(state) before $what"
         sleep 0.2
       done
     }
@@ -163,7 +163,7 @@ case "$case_name" in
         if grep -qx 'SLURM_PROCID=1' <<<"$env_of" && grep -qx "SLURM_JOB_ID=$jobid" <<<"$env_of"; then victim=$p; fi
       done
       [ "$SECONDS" -lt "$deadline" ] || fail "never saw rank 1 of job $jobid running"
-      case "$(state)" in PENDING|RUNNING|CONFIGURING) ;; *) fail "job ended $(state) before rank 1 ran" ;; esac
+      ! job_ended "$(state)" || fail "job ended $(state) before rank 1 ran"
       sleep 0.2
     done
     sleep 2
