@@ -157,6 +157,7 @@ nlohmann::json run_shape(const Shape& s, int reps, int threads, dnnl::engine& en
   out["libxsmm_f32_preblocked"] = xsmm;
   out["onednn_f32_fpmath_bf16"] = onednn(dt::f32, dnnl::fpmath_mode::bf16);
   out["onednn_bf16"] = onednn(dt::bf16, dnnl::fpmath_mode::strict);
+  if (!s.ta) out["onednn_bf16_packed_weights"] = onednn(dt::bf16, dnnl::fpmath_mode::strict, true);
   return out;
 }
 
@@ -170,7 +171,8 @@ nlohmann::json summarize(const nlohmann::json& shapes, double peak) {
       {"onednn_f32_packed_weights", "/onednn_f32_packed_weights/gflops"},
       {"libxsmm_f32_preblocked", "/libxsmm_f32_preblocked/gflops"},
       {"onednn_f32_fpmath_bf16", "/onednn_f32_fpmath_bf16/gflops"},
-      {"onednn_bf16", "/onednn_bf16/gflops"}};
+      {"onednn_bf16", "/onednn_bf16/gflops"},
+      {"onednn_bf16_packed_weights", "/onednn_bf16_packed_weights/gflops"}};
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [name, pointer] : figures) {
     double lo = 1e30, hi = 0;
