@@ -6,11 +6,15 @@
 // then, after the timed steps, our gemm() (same precision and threads) timed on the step's dominant
 // shapes, best of --gemm-reps (gemm_peak_gflops): gemm_floor_s = GEMM GFLOP per step / that rate, the
 // step time if every GEMM ran at it and nothing else took any time; gemm_share = floor / step time.
+// Measured in the step: gemm_s, the time inside the products (gemm_thread_seconds(): thread-seconds;
+// with more threads fp32's row blocks count once per thread, a bf16 product oneDNN threads itself once),
+// so with 1 thread step_s - gemm_s is the time outside them (outside_gemm_s); --gemm-shapes adds the
+// last step's time per product shape (calls, seconds, GFLOP/s).
 //   --mode dense:  one full-length sequence per row (every token real), the same rows for the peer
 //   --mode packed: MLPerf-like lengths (mean ~254 at seq 512) packed up to 3 per row, as our trainer
 //                  runs packed data; the dump holds the same sequences one per padded row, as MLPerf's
 //                  reference (and the peer) runs them. Throughput is sequences/s either way.
-//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--mode packed] [--precision bf16] [--steps 3] [--warmup 1] [--gemm-reps 5]
+//   cpu_step --size base --seq-len 128 --rows 8 --threads 1 [--mode packed] [--precision bf16] [--steps 3] [--warmup 1] [--gemm-reps 5] [--gemm-shapes]
 //   cpu_step ... --dump-batches F   (the batches as JSON, for bench/peers/hf_bert_cpu.py)
 #include <omp.h>
 #include <sys/resource.h>
@@ -117,6 +121,8 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_option("--gemm-reps", gemm_reps, "timed calls per shape of the GEMM calibration (best is kept)")
       ->check(CLI::Range(1, 1000));
+  bool shapes = false;
+  app.add_flag("--gemm-shapes", shapes, "also the last step's GEMM time per product shape");
   app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit");
   try {
     app.parse(argc, argv);
@@ -154,13 +160,15 @@ int run(int argc, char** argv) {
   bert::optim::Lamb lamb(layout, bert::optim::LambHyper{});
   bert::cpu::Bf16Copy params16;  // as CpuBackend: bf16 runs read the weights' copy LAMB rounds once per step
   if (precision == "bf16") params16.refresh(params.data(), params.size());
-  std::vector<double> step_s, fwd_bwd_s, opt_s, step_cpu_s, seqs, seq_per_s, fwd_bwd_seq_per_s, tokens, gemm_gflop;
+  std::vector<double> step_s, fwd_bwd_s, opt_s, step_cpu_s, seqs, seq_per_s, fwd_bwd_seq_per_s, tokens, gemm_gflop,
+      gemm_s;
   double loss = 0;
+  bert::cpu::set_gemm_shape_profile(shapes);
   for (int i = 0; i < warmup + steps; ++i) {
     const bert::data::Batch& b = batches[static_cast<size_t>(i) % batches.size()];
     const auto t0 = Clock::now();
     const double c0 = process_cpu_seconds();
-    bert::cpu::reset_gemm_flops();
+    bert::cpu::reset_gemm_counters();
     const bert::model::DropoutContext d{true, seed, 0, static_cast<uint32_t>(i)};
     loss = model.forward(b, params.data(), d).loss;
     model.backward(params.data(), grads.data(), 1.0f, bert::cpu::BertCpu::Grads::overwrite);  // as CpuBackend
@@ -173,6 +181,7 @@ int run(int argc, char** argv) {
     if (i < warmup) continue;
     step_cpu_s.push_back(c2 - c0);
     gemm_gflop.push_back(static_cast<double>(bert::cpu::gemm_flops()) / 1e9);
+    gemm_s.push_back(bert::cpu::gemm_thread_seconds());
     seqs.push_back(b.num_sequences);
     tokens.push_back(static_cast<double>(bert::bench::real_tokens(b)));
     seq_per_s.push_back(b.num_sequences / seconds(t0, t2));
@@ -181,6 +190,16 @@ int run(int argc, char** argv) {
     fwd_bwd_s.push_back(seconds(t0, t1));
     opt_s.push_back(seconds(t1, t2));
   }
+  bert::cpu::set_gemm_shape_profile(false);
+  nlohmann::json shape_times = nlohmann::json::array();  // the last step's, before the calibration's products
+  auto profile = bert::cpu::gemm_shape_profile();
+  std::sort(profile.begin(), profile.end(), [](const auto& x, const auto& y) { return x.seconds > y.seconds; });
+  for (const auto& g : profile)
+    shape_times.push_back({{"ta", g.ta}, {"tb", g.tb}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"calls", g.calls},
+                           {"seconds", g.seconds},
+                           {"gflops", 2.0 * g.m * g.n * g.k * static_cast<double>(g.calls) / g.seconds / 1e9}});
+  std::vector<double> outside_gemm_s;
+  for (size_t i = 0; i < step_s.size(); ++i) outside_gemm_s.push_back(step_s[i] - gemm_s[i]);
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);  // before the calibration's buffers
   const double med = median(step_s);
@@ -218,7 +237,11 @@ int run(int argc, char** argv) {
                               {"gemm_calibration", calibration},
                               {"gemm_peak_gflops", peak_gflops},
                               {"gemm_floor_s", floor_s},
-                              {"gemm_share", floor_s / med}}
+                              {"gemm_share", floor_s / med},
+                              {"gemm_s", gemm_s},
+                              {"gemm_s_median", median(gemm_s)},
+                              {"outside_gemm_s_median", threads == 1 ? nlohmann::json(median(outside_gemm_s)) : nlohmann::json()},
+                              {"gemm_shapes", shapes ? shape_times : nlohmann::json()}}
                    .dump()
             << "\n";
   return 0;

@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm_bf16.h"
@@ -15,12 +19,38 @@ namespace bert::cpu {
 namespace {
 
 std::atomic<MatmulPrecision> g_precision{MatmulPrecision::fp32};
-std::atomic<uint64_t> g_flops{0};
+std::atomic<uint64_t> g_flops{0}, g_nanoseconds{0};
+std::atomic<bool> g_profile{false};
+std::mutex g_profile_mutex;
+std::map<std::tuple<bool, bool, int, int, int>, GemmShapeTime> g_shapes;
 
-void count_flops(int m, int n, int k) {
-  g_flops.fetch_add(2ull * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k),
-                    std::memory_order_relaxed);
-}
+// Around every product on a thread (the leaf of gemm() and gemm_on_thread()): its flops, its time,
+// and its shape when profiling.
+class Counted {
+ public:
+  Counted(bool ta, bool tb, int m, int n, int k) : ta_(ta), tb_(tb), m_(m), n_(n), k_(k) {
+    g_flops.fetch_add(2ull * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k),
+                      std::memory_order_relaxed);
+  }
+  ~Counted() {
+    const auto ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
+    g_nanoseconds.fetch_add(ns, std::memory_order_relaxed);
+    if (!g_profile.load(std::memory_order_relaxed)) return;
+    const std::lock_guard<std::mutex> lock(g_profile_mutex);
+    GemmShapeTime& s = g_shapes[{ta_, tb_, m_, n_, k_}];
+    s.ta = ta_, s.tb = tb_, s.m = m_, s.n = n_, s.k = k_;
+    s.calls += 1;
+    s.seconds += static_cast<double>(ns) * 1e-9;
+  }
+  Counted(const Counted&) = delete;
+  Counted& operator=(const Counted&) = delete;
+
+ private:
+  bool ta_, tb_;
+  int m_, n_, k_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
 
 }  // namespace
 
@@ -28,7 +58,20 @@ void set_matmul_precision(MatmulPrecision p) { g_precision = p; }
 MatmulPrecision matmul_precision() { return g_precision; }
 
 uint64_t gemm_flops() { return g_flops.load(std::memory_order_relaxed); }
-void reset_gemm_flops() { g_flops.store(0, std::memory_order_relaxed); }
+double gemm_thread_seconds() { return static_cast<double>(g_nanoseconds.load(std::memory_order_relaxed)) * 1e-9; }
+void set_gemm_shape_profile(bool on) { g_profile = on; }
+std::vector<GemmShapeTime> gemm_shape_profile() {
+  const std::lock_guard<std::mutex> lock(g_profile_mutex);
+  std::vector<GemmShapeTime> out;
+  for (const auto& [key, shape] : g_shapes) out.push_back(shape);
+  return out;
+}
+void reset_gemm_counters() {
+  g_flops.store(0, std::memory_order_relaxed);
+  g_nanoseconds.store(0, std::memory_order_relaxed);
+  const std::lock_guard<std::mutex> lock(g_profile_mutex);
+  g_shapes.clear();
+}
 
 // The BLAS (blas.h: OpenBLAS, MKL or oneDNN) runs single-threaded inside each OpenMP thread, on a block of C's
 // rows: one thread pool (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's
@@ -61,7 +104,7 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                     int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  count_flops(m, n, k);
+  const Counted counted(ta, tb, m, n, k);
   if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
     gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
@@ -71,7 +114,7 @@ void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const fl
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b,
                     int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  count_flops(m, n, k);
+  const Counted counted(ta, tb, m, n, k);
   gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

@@ -3,6 +3,7 @@
 // kept for tests.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 namespace bert::cpu {
 
@@ -24,11 +25,24 @@ enum class MatmulPrecision { fp32, bf16 };
 void set_matmul_precision(MatmulPrecision p);
 MatmulPrecision matmul_precision();
 
-// Floating-point operations (2·m·n·k per product, either precision) through gemm() and
-// gemm_on_thread() since process start or the last reset, summed over all threads: the GEMM work
-// of a step for benches (bench/cpu_step). A relaxed atomic add per product (per row block in gemm()).
+// What went through gemm() and gemm_on_thread() since process start or the last reset, summed over
+// all threads, counted around each product on a thread (each row block of a split gemm()): its
+// floating-point operations (2·m·n·k, either precision) and its wall time (thread-seconds: with
+// several threads in products at once, more than the wall time passed). For benches (bench/cpu_step):
+// a relaxed atomic add and two clock reads per product.
 uint64_t gemm_flops();
-void reset_gemm_flops();
+double gemm_thread_seconds();
+// Per product shape on a thread (a split gemm()'s row blocks are their own shapes), when profiling is
+// on (off by default: a lock per product).
+struct GemmShapeTime {
+  bool ta = false, tb = false;
+  int m = 0, n = 0, k = 0;
+  uint64_t calls = 0;
+  double seconds = 0;
+};
+void set_gemm_shape_profile(bool on);
+std::vector<GemmShapeTime> gemm_shape_profile();
+void reset_gemm_counters();
 
 // gemm() splits C's rows over the OpenMP threads and runs the BLAS single-threaded in each; this pins
 // OpenBLAS's own pool to one thread and makes blas.h's choice (call once at startup; UserError on a bad

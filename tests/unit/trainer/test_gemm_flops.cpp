@@ -1,9 +1,11 @@
-// gemm_flops(): the exact 2·m·n·k of every product through gemm() (whole, or split into row blocks
-// over OpenMP threads) and gemm_on_thread() (also from inside an OpenMP loop, as attention calls it),
-// in fp32 and bf16.
+// The GEMM counters: gemm_flops() is the exact 2·m·n·k of every product through gemm() (whole, or
+// split into row blocks over OpenMP threads) and gemm_on_thread() (also from inside an OpenMP loop, as
+// attention calls it), in fp32 and bf16; gemm_thread_seconds() and the shape profile account for the
+// same products.
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -48,7 +50,7 @@ TEST_CASE("gemm_flops counts 2*m*n*k per product: gemm's row split, gemm_on_thre
   for (int threads : {1, 2}) {
     CAPTURE(threads);
     omp_set_num_threads(threads);
-    cpu::reset_gemm_flops();
+    cpu::reset_gemm_counters();
     CHECK(cpu::gemm_flops() == 0);
     const uint64_t expect = run_sequence();
     CHECK(cpu::gemm_flops() == expect);
@@ -65,9 +67,47 @@ TEST_CASE("gemm_flops counts bf16 products too") {
     return;
   }
   cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
-  cpu::reset_gemm_flops();
+  cpu::reset_gemm_counters();
   const uint64_t expect = run_sequence();
   const uint64_t counted = cpu::gemm_flops();
   cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
   CHECK(counted == expect);
+}
+
+TEST_CASE("the shape profile accounts for every product, its flops and its time") {
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    omp_set_num_threads(threads);
+    cpu::set_gemm_shape_profile(false);
+    cpu::reset_gemm_counters();
+    CHECK(cpu::gemm_thread_seconds() == 0.0);
+    run_sequence();
+    CHECK(cpu::gemm_shape_profile().empty());  // off: times summed, shapes not kept
+    CHECK(cpu::gemm_thread_seconds() > 0.0);
+
+    cpu::set_gemm_shape_profile(true);
+    cpu::reset_gemm_counters();
+    const auto t0 = std::chrono::steady_clock::now();
+    const uint64_t expect = run_sequence();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::vector<cpu::GemmShapeTime> shapes = cpu::gemm_shape_profile();
+    cpu::set_gemm_shape_profile(false);
+    uint64_t flops_of_shapes = 0, calls = 0, attention_calls = 0;
+    double seconds = 0;
+    for (const auto& s : shapes) {
+      flops_of_shapes += s.calls * flops(s.m, s.n, s.k);
+      calls += s.calls;
+      seconds += s.seconds;
+      if (!s.ta && !s.tb && s.m == 6 && s.n == 4 && s.k == 8) attention_calls = s.calls;
+    }
+    CHECK(flops_of_shapes == expect);
+    CHECK(attention_calls == 40);
+    // gemm() x 3 (the first two split into 2 row blocks with 2 threads), gemm_on_thread, the 40 from the loop
+    CHECK(calls == (threads == 1 ? 44u : 46u));
+    CHECK(seconds == doctest::Approx(cpu::gemm_thread_seconds()).epsilon(1e-6));
+    CHECK(seconds > 0.0);
+    CHECK(seconds <= wall * threads + 1e-3);
+  }
+  omp_set_num_threads(saved);
 }
