@@ -1,4 +1,4 @@
-// make_cpu_collective(): Gloo over TCP, rendezvous through the KV store.
+// make_gloo_collective(): Gloo over TCP, rendezvous through the KV store.
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
@@ -11,7 +11,7 @@
 #include <atomic>
 #include <chrono>
 
-#include "trainer/dist/comm.h"
+#include "trainer/dist/gloo_collective.h"
 #include "trainer/dist/env.h"
 #include "trainer/dist/gloo_mesh.h"
 
@@ -39,18 +39,6 @@ gloo::transport::tcp::attr device_attr(const ProcessInfo& p) {
   }
   return a;
 }
-
-class NoopCollective final : public Collective {
- public:
-  void allreduce_sum(float*, size_t) override {}
-  void allreduce_sum(double*, size_t) override {}
-  void broadcast(void*, size_t, int root) override {
-    if (root != 0) throw DistError("broadcast root " + std::to_string(root) + " in a 1-rank job");
-  }
-  void barrier() override {}
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
-};
 
 class GlooCollective final : public Collective {
  public:
@@ -98,6 +86,7 @@ class GlooCollective final : public Collective {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  const char* transport() const override { return "tcp"; }
 
  private:
   template <class T>
@@ -133,8 +122,7 @@ class GlooCollective final : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_cpu_collective(const ProcessInfo& p, KVStore& kv) {
-  if (p.size == 1) return std::make_unique<NoopCollective>();
+std::unique_ptr<Collective> make_gloo_collective(const ProcessInfo& p, KVStore& kv) {
   // Gloo writes to sockets without MSG_NOSIGNAL: a peer that died must give an error, not SIGPIPE.
   struct sigaction old {};
   if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# dist-smoke (bert_dist bootstrap + KV exchange + Gloo allreduce) under the real local Slurm.
+# dist-smoke (bert_dist bootstrap + KV exchange + the CPU collective: shared memory on one node, Gloo
+# TCP across two) under the real local Slurm.
 #   dist_srun.sh CASE /path/to/dist-smoke
 # CASE: pmi2 | pmix | mismatch | nopmi | two-node | gres | killed-rank
 # Exits 77 (SKIPPED) when the cluster is not up (not root).
@@ -39,10 +40,10 @@ expect_error() {  # expect_error TEXT: the step failed, no rank reported OK, std
 case "$case_name" in
   pmi2)
     run srun --mpi=pmi2 -N1 -n2 "$smoke"
-    expect_ok_lines 2 'launcher=srun pmi=pmi2' 'size=2' ;;
+    expect_ok_lines 2 'launcher=srun pmi=pmi2 transport=shm' 'size=2' ;;
   pmix)
     run srun --mpi=pmix -N1 -n2 "$smoke"
-    expect_ok_lines 2 'launcher=srun pmi=pmix' 'size=2' ;;
+    expect_ok_lines 2 'launcher=srun pmi=pmix transport=shm' 'size=2' ;;
   mismatch)
     run srun --mpi=pmi2 -N1 -n2 --export=ALL,BERT_DIST_PMI=pmix "$smoke"
     # shellcheck disable=SC2016  # literal backquotes in the expected message
@@ -54,7 +55,7 @@ case "$case_name" in
   two-node)
     for mpi in pmi2 pmix; do
       run srun --mpi=$mpi -N2 --ntasks-per-node=2 "$smoke"
-      expect_ok_lines 4 "pmi=$mpi" 'size=4' 'local=[01]/2' 'node1:.*node1:.*node2:.*node2:'
+      expect_ok_lines 4 "pmi=$mpi transport=tcp" 'size=4' 'local=[01]/2' 'node1:.*node1:.*node2:.*node2:'
       if [ "$(grep -c 'node=0/2' "$out")" != 2 ] || [ "$(grep -c 'node=1/2' "$out")" != 2 ]; then
         fail "ranks not on both nodes"
       fi
@@ -65,7 +66,8 @@ case "$case_name" in
     run srun --mpi=pmi2 -n1 --gres=gpu:9 true
     [ "$rc" != 0 ] || fail "--gres=gpu:9 on an 8-GPU node was accepted" ;;
   killed-rank)
-    # rank 1 leaves after the rendezvous: the others must fail with a Gloo error, and srun must end
+    # rank 1 leaves after the rendezvous: the others must fail with a collective error (shared memory:
+    # "rank 1 exited"), and srun must end
     run srun --mpi=pmi2 -N1 -n3 --kill-on-bad-exit=1 "$smoke" --exit-rank 1
     expect_error 'dist-smoke: rank 1 exits on purpose'
     [ "$rc" != 124 ] || fail "the step hung" ;;

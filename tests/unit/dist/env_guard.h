@@ -19,7 +19,7 @@ class EnvGuard {
                           "PMIX_SERVER_URI2", "PMIX_SERVER_URI21", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
                           "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_MCA_orte_num_nodes",
                           "BERT_DIST_PMI", "BERT_DIST_TIMEOUT_S", "BERT_DIST_COLL_TIMEOUT_S", "BERT_GLOO_IFACE", "GLOO_SOCKET_IFNAME",
-                          "BERT_GLOO_HOST"})
+                          "BERT_GLOO_HOST", "BERT_DIST_CPU_TRANSPORT"})
       set(v, std::nullopt);
   }
   ~EnvGuard() {

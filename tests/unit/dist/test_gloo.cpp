@@ -1,4 +1,5 @@
-// Gloo collectives between real processes (fork) over the file rendezvous.
+// Gloo collectives between real processes (fork) over the file rendezvous (BERT_DIST_CPU_TRANSPORT=tcp:
+// on one node the default would be shared memory, test_shm_collective.cpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -23,11 +24,12 @@ template <class Body>
 int as_local_rank(int rank, int size, const fs::path& dir, Body body) {
   EnvGuard env;
   env.set("RANK", std::to_string(rank)).set("WORLD_SIZE", std::to_string(size)).set("BERT_DIST_TIMEOUT_S", "20");
-  env.set("BERT_DIST_COLL_TIMEOUT_S", "20");
+  env.set("BERT_DIST_COLL_TIMEOUT_S", "20").set("BERT_DIST_CPU_TRANSPORT", "tcp");
   ProcessInfo p = detect_process();
   auto kv = make_kv_store(p, dir.string());
   auto coll = make_cpu_collective(p, *kv);
   if (coll->rank() != rank || coll->size() != size) return 5;
+  if (std::string(coll->transport()) != "tcp") return 8;
   return body(*coll);
 }
 
@@ -91,7 +93,7 @@ TEST_CASE("a rank that exits makes the others fail with a DistError, not hang") 
 
 TEST_CASE("an interface that does not exist is named in the error") {
   EnvGuard env;
-  env.set("RANK", "0").set("WORLD_SIZE", "2").set("BERT_GLOO_IFACE", "nosuch0");
+  env.set("RANK", "0").set("WORLD_SIZE", "2").set("BERT_GLOO_IFACE", "nosuch0").set("BERT_DIST_CPU_TRANSPORT", "tcp");
   ProcessInfo p = detect_process();
   fs::path dir = fs::temp_directory_path() / ("bert-gloo-iface-" + std::to_string(::getpid()));
   auto kv = make_kv_store(p, dir.string());

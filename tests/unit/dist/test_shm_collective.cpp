@@ -1,0 +1,240 @@
+// The shared-memory collective between real processes (fork) over the file rendezvous: the sums (the
+// same bits on every rank, in rank order), chunking past one slot, broadcast, a peer that exits or
+// dies, nothing left in /dev/shm, the fallback to TCP when the ranks cannot share a segment, and
+// BERT_DIST_CPU_TRANSPORT.
+#include <doctest/doctest.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/unit/dist/env_guard.h"
+#include "tests/unit/dist/fork_ranks.h"
+#include "trainer/dist/comm.h"
+#include "trainer/dist/shm_collective.h"
+
+using namespace bert::dist;
+using bert::dist::test::EnvGuard;
+using bert::dist::test::fork_ranks;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& what) {
+  fs::path dir = fs::temp_directory_path() / ("bert-shm-" + what + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+// Child body: the harness local launcher's variables, then `body` on the collective `make` returns.
+template <class Make, class Body>
+int as_local_rank(int rank, int size, const fs::path& dir, Make make, Body body) {
+  EnvGuard env;
+  env.set("RANK", std::to_string(rank)).set("WORLD_SIZE", std::to_string(size)).set("BERT_DIST_TIMEOUT_S", "20");
+  env.set("BERT_DIST_COLL_TIMEOUT_S", "20");
+  ProcessInfo p = detect_process();
+  auto kv = make_kv_store(p, dir.string());
+  std::unique_ptr<Collective> coll = make(p, *kv);
+  if (!coll) return 8;
+  if (coll->rank() != rank || coll->size() != size) return 5;
+  return body(*coll);
+}
+
+std::unique_ptr<Collective> shm_or_null(const ProcessInfo& p, KVStore& kv) {
+  std::string why;
+  auto c = try_make_shm_collective(p, kv, &why);
+  if (!c) std::fprintf(stderr, "rank %d: no shared-memory collective: %s\n", p.rank, why.c_str());
+  return c;
+}
+
+// Rank r's input: random floats, the same for a given (r, n) in every process.
+std::vector<float> input_of(int r, size_t n) {
+  std::mt19937 g(static_cast<unsigned>(1000 + r));
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> x(n);
+  for (auto& v : x) v = d(g);
+  return x;
+}
+
+std::vector<int> zeros(int n) { return std::vector<int>(static_cast<size_t>(n), 0); }
+
+int segments_named_for(pid_t pid) {
+  int n = 0;
+  const std::string prefix = "bert-coll-" + std::to_string(::getuid()) + "-" + std::to_string(pid) + "-";
+  for (const auto& e : fs::directory_iterator("/dev/shm"))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("shared memory: sums in rank order, the same bits on every rank, across slot-sized chunks") {
+  for (int size : {2, 3}) {
+    CAPTURE(size);
+    const fs::path dir = fresh_dir("sum" + std::to_string(size));
+    // 5,000,003 floats: 20 MB, over two 8 MiB slots and a remainder not divisible by the ranks
+    const size_t n = 5000003;
+    auto codes = fork_ranks(size, [&](int rank) {
+      return as_local_rank(rank, size, dir, shm_or_null, [&](Collective& c) {
+        if (std::string(c.transport()) != "shm") return 4;
+        std::vector<float> x = input_of(rank, n);
+        c.allreduce_sum(x.data(), x.size());
+        std::vector<float> expect = input_of(0, n);
+        for (int r = 1; r < size; ++r) {
+          const std::vector<float> y = input_of(r, n);
+          for (size_t i = 0; i < n; ++i) expect[i] += y[i];
+        }
+        if (std::memcmp(x.data(), expect.data(), n * sizeof(float)) != 0) return 1;
+        std::vector<double> d = {0.25 * rank, -1.0, 1e300 / size};
+        c.allreduce_sum(d.data(), d.size());
+        if (d[0] != 0.25 * (size * (size - 1) / 2) || d[1] != -size || std::fabs(d[2] - 1e300) > 1e286) return 2;
+        // broadcast of 9 MiB + 5 bytes from the last rank: more than one slot
+        std::vector<char> b(9 * 1024 * 1024 + 5, static_cast<char>(rank));
+        c.broadcast(b.data(), b.size(), size - 1);
+        for (char v : b)
+          if (v != static_cast<char>(size - 1)) return 3;
+        c.barrier();
+        c.allreduce_sum(d.data(), 0);  // nothing to do, no wait
+        return 0;
+      });
+    });
+    INFO("exit codes: ", codes[0], " ", codes[1], " ", codes.back());
+    CHECK(codes == zeros(size));
+    fs::remove_all(dir);
+  }
+}
+
+TEST_CASE("shared memory: the segment's name is gone once every rank is in") {
+  const fs::path dir = fresh_dir("unlink");
+  auto codes = fork_ranks(2, [&](int rank) {
+    return as_local_rank(rank, 2, dir, shm_or_null, [&](Collective& c) {
+      c.barrier();
+      // rank 0 made it; it unlinks after the attach barrier, before this one returns on rank 0
+      if (rank == 0 && segments_named_for(::getpid()) != 0) return 1;
+      float x = 1;
+      c.allreduce_sum(&x, 1);  // still works: the mapping outlives the name
+      return x == 2.0f ? 0 : 2;
+    });
+  });
+  CHECK(codes == zeros(2));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("shared memory: a peer that exits, or dies, is an error naming it, not a hang") {
+  for (bool crash : {false, true}) {
+    CAPTURE(crash);
+    const fs::path dir = fresh_dir(crash ? "die" : "exit");
+    auto codes = fork_ranks(2, [&](int rank) {
+      return as_local_rank(rank, 2, dir, shm_or_null, [&](Collective& c) {
+        c.barrier();
+        if (rank == 1) {
+          if (crash) ::kill(::getpid(), SIGKILL);
+          return 0;  // leaves without joining the allreduce (the collective's destructor runs)
+        }
+        std::vector<float> f(1000, 1.0f);
+        try {
+          c.allreduce_sum(f.data(), f.size());
+        } catch (const DistError& e) {
+          const std::string want = std::string("shared-memory allreduce of 1000 float failed on rank 0: rank 1 ") +
+                                   (crash ? "died" : "exited");
+          if (std::string(e.what()) == want) return 0;
+          std::fprintf(stderr, "unexpected: %s\n", e.what());
+          return 6;
+        }
+        return 7;
+      });
+    });
+    INFO("exit codes: ", codes[0], " ", codes[1]);
+    CHECK(codes[0] == 0);
+    CHECK(codes[1] == (crash ? 128 + SIGKILL : 0));
+    fs::remove_all(dir);
+  }
+}
+
+TEST_CASE("shared memory: a peer that does not come in time is an error naming the wait") {
+  const fs::path dir = fresh_dir("late");
+  auto codes = fork_ranks(2, [&](int rank) {
+    EnvGuard env;
+    env.set("RANK", std::to_string(rank)).set("WORLD_SIZE", "2").set("BERT_DIST_COLL_TIMEOUT_S", "1");
+    ProcessInfo p = detect_process();
+    auto kv = make_kv_store(p, dir.string());
+    auto c = shm_or_null(p, *kv);
+    if (!c) return 8;
+    if (rank == 1) {
+      ::sleep(3);  // alive, holding its mutex, not arriving
+      return 0;
+    }
+    try {
+      c->barrier();
+    } catch (const DistError& e) {
+      if (std::string(e.what()).find("barrier failed on rank 0: timed out after 1 s waiting for rank 1") !=
+          std::string::npos)
+        return 0;
+      std::fprintf(stderr, "unexpected: %s\n", e.what());
+      return 6;
+    }
+    return 7;
+  });
+  CHECK(codes == zeros(2));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("ranks that cannot share a segment all fall back to TCP (auto), or fail (shm)") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root (rank 1 gets its own /dev/shm in a mount namespace)");
+    return;
+  }
+  for (const char* transport : {"auto", "shm"}) {
+    CAPTURE(transport);
+    const fs::path dir = fresh_dir(std::string("apart-") + transport);
+    auto codes = fork_ranks(2, [&](int rank) {
+      // rank 1 sees another /dev/shm, as a rank in its own container would
+      if (rank == 1 && (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+                        ::mount("tmpfs", "/dev/shm", "tmpfs", 0, "size=1m") != 0))
+        return 9;
+      EnvGuard env;
+      env.set("RANK", std::to_string(rank)).set("WORLD_SIZE", "2").set("BERT_DIST_TIMEOUT_S", "20");
+      env.set("BERT_DIST_CPU_TRANSPORT", transport);
+      ProcessInfo p = detect_process();
+      auto kv = make_kv_store(p, dir.string());
+      try {
+        auto c = make_cpu_collective(p, *kv);
+        if (rank == 0 && segments_named_for(::getpid()) != 0) return 2;  // rank 0 made one and removed it
+        if (std::string(c->transport()) != "tcp") return 3;
+        float x = static_cast<float>(rank + 1);
+        c->allreduce_sum(&x, 1);  // through Gloo
+        return std::string(transport) == "auto" && x == 3.0f ? 0 : 1;
+      } catch (const DistError& e) {
+        const std::string want = "BERT_DIST_CPU_TRANSPORT=shm: no shared-memory collective: rank 1: shm_open(";
+        if (std::string(transport) == "shm" && std::string(e.what()).rfind(want, 0) == 0) return 0;
+        std::fprintf(stderr, "unexpected: %s\n", e.what());
+        return 6;
+      }
+    });
+    INFO("exit codes: ", codes[0], " ", codes[1]);
+    CHECK(codes == zeros(2));
+    fs::remove_all(dir);
+  }
+}
+
+TEST_CASE("BERT_DIST_CPU_TRANSPORT: a bad value, and shm across nodes, are errors naming it") {
+  EnvGuard env;
+  env.set("RANK", "0").set("WORLD_SIZE", "2").set("BERT_DIST_CPU_TRANSPORT", "rdma");
+  ProcessInfo p = detect_process();
+  const fs::path dir = fresh_dir("knob");
+  auto kv = make_kv_store(p, dir.string());
+  CHECK_THROWS_WITH_AS(make_cpu_collective(p, *kv),
+                       "environment variable BERT_DIST_CPU_TRANSPORT='rdma' must be auto, shm or tcp", DistError);
+  env.set("BERT_DIST_CPU_TRANSPORT", "shm");
+  p.num_nodes = 2;
+  CHECK_THROWS_WITH_AS(make_cpu_collective(p, *kv), doctest::Contains("BERT_DIST_CPU_TRANSPORT=shm needs every rank on one node"),
+                       DistError);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,322 @@
+// The shared-memory collective. Rank 0 creates a POSIX shared-memory segment (its pages reserved up
+// front, so a full /dev/shm is a fallback now, not SIGBUS later) and names it in the KV store; every
+// rank maps it, proves it sees rank 0's segment (a nonce) and says so in the KV store; if any rank
+// cannot, every rank returns null and the caller takes TCP. Once all are in, rank 0 unlinks the name:
+// nothing is left in /dev/shm however the job ends.
+//
+// Layout: a header (per rank: an arrival counter on its own cache line, a robust mutex the rank holds
+// while it lives, an attached flag), then one slot of kSlotBytes per rank. An allreduce goes through
+// the data a slot-sized chunk at a time: everyone copies its chunk into its slot; each rank sums its
+// share of the elements over the slots in rank order into slot 0; everyone copies slot 0 out. A wait
+// for peers that exceeds BERT_DIST_COLL_TIMEOUT_S, or finds a peer's mutex released (it exited) or
+// owner-dead (it crashed), is a DistError naming the peer.
+#include "trainer/dist/shm_collective.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <new>
+#include <random>
+#include <thread>
+
+#include "trainer/dist/env.h"
+
+namespace bert::dist {
+namespace {
+
+constexpr uint64_t kMagic = 0x6265727473686d31ull;  // "bertshm1"
+constexpr size_t kSlotBytes = size_t{8} << 20;      // per rank; a chunk of an allreduce
+constexpr size_t kLine = 64;
+
+struct alignas(kLine) RankState {
+  std::atomic<uint64_t> arrived{0};  // the last barrier this rank reached
+  std::atomic<uint32_t> attached{0};
+  pthread_mutex_t alive;  // robust, process-shared; held by the rank from attach to exit
+};
+
+struct Header {
+  std::atomic<uint64_t> magic{0};  // set last, once the rest is ready
+  uint64_t nonce;
+  int32_t size;
+  uint64_t slot_bytes;
+};
+
+size_t header_bytes(int size) {
+  const size_t h = (sizeof(Header) + kLine - 1) / kLine * kLine;
+  return h + sizeof(RankState) * static_cast<size_t>(size);
+}
+size_t segment_bytes(int size) { return header_bytes(size) + kSlotBytes * static_cast<size_t>(size); }
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+class Segment {
+ public:
+  Segment() = default;
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+  ~Segment() {
+    if (base_ != nullptr) ::munmap(base_, bytes_);
+  }
+
+  // Rank 0: creates and sizes it; the reason in `why` when it cannot.
+  bool create(const std::string& name, int size, uint64_t nonce, std::string* why) {
+    const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) return fail(why, "shm_open(" + name + "): " + errno_text(errno));
+    bytes_ = segment_bytes(size);
+    // posix_fallocate reserves the pages: tmpfs without room says ENOSPC here
+    const int e = ::ftruncate(fd, static_cast<off_t>(bytes_)) != 0 ? errno : ::posix_fallocate(fd, 0, static_cast<off_t>(bytes_));
+    if (e != 0) {
+      ::close(fd);
+      ::shm_unlink(name.c_str());
+      return fail(why, "cannot reserve " + std::to_string(bytes_ >> 20) + " MiB in /dev/shm for " + name + ": " + errno_text(e));
+    }
+    if (!map(fd, why)) {
+      ::shm_unlink(name.c_str());
+      return false;
+    }
+    Header* h = new (base_) Header();
+    h->nonce = nonce;
+    h->size = size;
+    h->slot_bytes = kSlotBytes;
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    for (int r = 0; r < size; ++r) {
+      RankState* s = new (rank(r)) RankState();
+      pthread_mutex_init(&s->alive, &a);
+    }
+    pthread_mutexattr_destroy(&a);
+    h->magic.store(kMagic, std::memory_order_release);
+    return true;
+  }
+
+  // Other ranks: maps rank 0's segment and checks it is the one named (magic, nonce, size).
+  bool open(const std::string& name, int size, uint64_t nonce, std::string* why) {
+    const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
+    if (fd < 0) return fail(why, "shm_open(" + name + "): " + errno_text(errno) + " (a /dev/shm of its own, as in a container of its own?)");
+    struct stat st {};
+    bytes_ = segment_bytes(size);
+    if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != bytes_) {
+      ::close(fd);
+      return fail(why, name + " is not the segment rank 0 made (size)");
+    }
+    if (!map(fd, why)) return false;
+    const Header* h = header();
+    if (h->magic.load(std::memory_order_acquire) != kMagic ||
+        h->nonce != nonce || h->size != size || h->slot_bytes != kSlotBytes)
+      return fail(why, name + " is not the segment rank 0 made");
+    return true;
+  }
+
+  Header* header() { return static_cast<Header*>(base_); }
+  RankState* rank(int r) {
+    const size_t h = (sizeof(Header) + kLine - 1) / kLine * kLine;
+    return reinterpret_cast<RankState*>(static_cast<char*>(base_) + h) + r;
+  }
+  char* slot(int r, int size) { return static_cast<char*>(base_) + header_bytes(size) + kSlotBytes * static_cast<size_t>(r); }
+
+ private:
+  bool map(int fd, std::string* why) {
+    void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    const int e = errno;
+    ::close(fd);
+    if (p == MAP_FAILED) return fail(why, "mmap of the shared segment: " + errno_text(e));
+    base_ = p;
+    return true;
+  }
+  static bool fail(std::string* why, const std::string& text) {
+    *why = text;
+    return false;
+  }
+
+  void* base_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+class ShmCollective final : public Collective {
+ public:
+  ShmCollective(const ProcessInfo& p, std::unique_ptr<Segment> seg)
+      : rank_(p.rank), size_(p.size), seg_(std::move(seg)),
+        timeout_(std::chrono::milliseconds(static_cast<long>(env_seconds_or("BERT_DIST_COLL_TIMEOUT_S", 1800) * 1000))) {}
+
+  ~ShmCollective() override {
+    // Released, not abandoned: a peer still waiting sees this rank gone instead of waiting it out.
+    if (holding_) pthread_mutex_unlock(&seg_->rank(rank_)->alive);
+  }
+
+  // Takes this rank's alive mutex and marks it attached (before the first barrier).
+  void attach() {
+    RankState* me = seg_->rank(rank_);
+    if (pthread_mutex_lock(&me->alive) == EOWNERDEAD) pthread_mutex_consistent(&me->alive);
+    holding_ = true;
+    me->attached.store(1, std::memory_order_release);
+  }
+
+  void allreduce_sum(float* data, size_t n) override { allreduce(data, n, "float"); }
+  void allreduce_sum(double* data, size_t n) override { allreduce(data, n, "double"); }
+
+  void broadcast(void* data, size_t bytes, int root) override {
+    if (root < 0 || root >= size_) throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size_) + ")");
+    const std::string what = "broadcast of " + std::to_string(bytes) + " bytes";
+    char* out = static_cast<char*>(data);
+    char* slot = seg_->slot(0, size_);
+    for (size_t at = 0; at < bytes; at += kSlotBytes) {
+      const size_t len = std::min(kSlotBytes, bytes - at);
+      barrier_for(what);  // everyone has read the previous chunk
+      if (rank_ == root) std::memcpy(slot, out + at, len);
+      barrier_for(what);
+      if (rank_ != root) std::memcpy(out + at, slot, len);
+    }
+  }
+
+  void barrier() override { barrier_for("barrier"); }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  const char* transport() const override { return "shm"; }
+
+  // Waits for every rank at the next barrier. `what` names the collective in errors.
+  void barrier_for(const std::string& what) {
+    const uint64_t target = ++generation_;
+    seg_->rank(rank_)->arrived.store(target, std::memory_order_release);
+    const auto start = std::chrono::steady_clock::now();
+    auto next_check = start;
+    for (int spins = 0;; spins = std::min(spins + 1, 1 << 20)) {
+      int late = -1;
+      for (int r = 0; r < size_ && late < 0; ++r)
+        if (seg_->rank(r)->arrived.load(std::memory_order_acquire) < target) late = r;
+      if (late < 0) return;
+      if (spins < 2000) continue;
+      if (spins < 4000) {
+        sched_yield();
+        continue;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      const auto now = std::chrono::steady_clock::now();
+      if (now < next_check) continue;
+      next_check = now + std::chrono::milliseconds(20);
+      if (const std::string gone = departed(late); !gone.empty()) fail(what, "rank " + std::to_string(late) + " " + gone);
+      if (now - start > timeout_)
+        fail(what, "timed out after " +
+                       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - start).count()) +
+                       " s waiting for rank " + std::to_string(late) + " (BERT_DIST_COLL_TIMEOUT_S sets the wait)");
+    }
+  }
+
+ private:
+  // Empty while rank r can still come; else how it left.
+  std::string departed(int r) {
+    RankState* s = seg_->rank(r);
+    if (!s->attached.load(std::memory_order_acquire)) return "";
+    const int got = pthread_mutex_trylock(&s->alive);
+    if (got == EBUSY) return "";
+    if (got == EOWNERDEAD) {
+      pthread_mutex_consistent(&s->alive);
+      pthread_mutex_unlock(&s->alive);
+      return "died";
+    }
+    if (got == 0) pthread_mutex_unlock(&s->alive);
+    return "exited";
+  }
+
+  [[noreturn]] void fail(const std::string& what, const std::string& reason) {
+    throw DistError("shared-memory " + what + " failed on rank " + std::to_string(rank_) + ": " + reason);
+  }
+
+  template <class T>
+  void allreduce(T* data, size_t n, const char* type) {
+    if (n == 0) return;
+    const std::string what = "allreduce of " + std::to_string(n) + " " + type;
+    const size_t chunk = kSlotBytes / sizeof(T);
+    T* sum = reinterpret_cast<T*>(seg_->slot(0, size_));
+    for (size_t at = 0; at < n; at += chunk) {
+      const size_t len = std::min(chunk, n - at);
+      barrier_for(what);  // everyone has copied the previous chunk out of slot 0
+      std::memcpy(seg_->slot(rank_, size_), data + at, len * sizeof(T));
+      barrier_for(what);
+      // this rank's share of the chunk, summed over the slots in rank order (the same bits on every
+      // rank), into slot 0: no other rank reads or writes these elements meanwhile
+      const size_t share = (len + static_cast<size_t>(size_) - 1) / static_cast<size_t>(size_);
+      const size_t lo = std::min(len, share * static_cast<size_t>(rank_)), hi = std::min(len, lo + share);
+      for (int r = 1; r < size_; ++r) {
+        const T* x = reinterpret_cast<const T*>(seg_->slot(r, size_));
+#pragma omp parallel for simd schedule(static) if (hi - lo > (size_t{1} << 18))
+        for (size_t i = lo; i < hi; ++i) sum[i] += x[i];
+      }
+      barrier_for(what);
+      std::memcpy(data + at, sum, len * sizeof(T));
+    }
+  }
+
+  int rank_, size_;
+  std::unique_ptr<Segment> seg_;
+  std::chrono::milliseconds timeout_;
+  uint64_t generation_ = 0;
+  bool holding_ = false;
+};
+
+std::string segment_name(int instance) {
+  std::random_device rd;
+  return "/bert-coll-" + std::to_string(::getuid()) + "-" + std::to_string(::getpid()) + "-" + std::to_string(instance) +
+         "-" + std::to_string(rd() & 0xffffff);
+}
+
+}  // namespace
+
+std::unique_ptr<Collective> try_make_shm_collective(const ProcessInfo& p, KVStore& kv, std::string* why) {
+  static std::atomic<int> instances{0};
+  const std::string key = "shm" + std::to_string(instances++);
+  auto seg = std::make_unique<Segment>();
+  std::string name, reason;
+  uint64_t nonce = 0;
+  bool ok = true;
+  if (p.rank == 0) {
+    std::random_device rd;
+    nonce = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+    name = segment_name(instances);
+    ok = seg->create(name, p.size, nonce, &reason);
+    kv.put(key, ok ? name + " " + std::to_string(nonce) : "-");
+  }
+  kv.fence();
+  if (p.rank != 0) {
+    const std::string offer = kv.get(key, 0);
+    const size_t space = offer.find(' ');
+    if (offer == "-" || space == std::string::npos) {
+      ok = false;
+      reason = "rank 0 could not make a segment";
+    } else {
+      name = offer.substr(0, space);
+      nonce = std::stoull(offer.substr(space + 1));
+      ok = seg->open(name, p.size, nonce, &reason);
+    }
+  }
+  // Every rank learns whether every rank got in, so all take the same transport.
+  kv.put(key + ".ok", ok ? "1" : "0 " + reason);
+  kv.fence();
+  std::string first_failure;
+  for (int r = 0; r < p.size && first_failure.empty(); ++r) {
+    const std::string v = r == p.rank ? (ok ? "1" : "0 " + reason) : kv.get(key + ".ok", r);
+    if (v != "1") first_failure = "rank " + std::to_string(r) + ": " + (v.size() > 2 ? v.substr(2) : v);
+  }
+  if (!first_failure.empty()) {
+    if (p.rank == 0 && ok) ::shm_unlink(name.c_str());
+    *why = first_failure;
+    return nullptr;
+  }
+  auto coll = std::make_unique<ShmCollective>(p, std::move(seg));
+  coll->attach();
+  coll->barrier_for("attach");
+  if (p.rank == 0) ::shm_unlink(name.c_str());
+  return coll;
+}
+
+}  // namespace bert::dist
