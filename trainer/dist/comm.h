@@ -12,8 +12,9 @@
 //   BERT_DIST_TIMEOUT_S=<s>        KV get / fence timeout (default 300)
 //   BERT_DIST_COLL_TIMEOUT_S=<s>   Gloo collective timeout (default 1800)
 //   BERT_DIST_CPU_TRANSPORT=auto|shm|tcp  the CPU collective's transport: auto (default) takes shared
-//                                  memory when every rank is on one node and they can share a segment
-//                                  (else a note and TCP), shm insists on it, tcp is Gloo always
+//                                  memory between the ranks of each node (and Gloo TCP between nodes)
+//                                  when they can share a segment, else a note and TCP; shm insists on
+//                                  it; tcp is Gloo between every rank
 //   BERT_GLOO_IFACE / GLOO_SOCKET_IFNAME   network interface for Gloo TCP; BERT_GLOO_HOST: address
 //                                  (default: loopback when all ranks share one node, else the hostname)
 #pragma once
@@ -58,12 +59,14 @@ class Collective {
   virtual void barrier() = 0;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  virtual const char* transport() const = 0;  // "none" (1 rank), "shm" or "tcp"
+  virtual const char* transport() const = 0;  // "none" (1 rank), "shm", "shm+tcp" or "tcp"
 };
 
-// Ranks on one node: shared memory (shm_collective.h); else, or when they cannot share a segment,
-// Gloo over TCP (gloo_collective.h); rendezvous through the KV store. Size 1: a no-op collective.
-// Create it on the thread that will outlive it (the shared-memory one holds a robust mutex there).
+// Shared memory between the ranks of a node (shm_collective.h; several nodes: nodes_collective.h, Gloo
+// TCP between the nodes' local ranks 0), or Gloo TCP between all ranks (gloo_collective.h: one rank per
+// node, BERT_DIST_CPU_TRANSPORT=tcp, or no segment to be had); rendezvous through the KV store. Size 1:
+// a no-op collective. Create it on the thread that will outlive it (shared memory holds a robust mutex
+// there).
 std::unique_ptr<Collective> make_cpu_collective(const ProcessInfo& p, KVStore& kv);
 
 }  // namespace bert::dist

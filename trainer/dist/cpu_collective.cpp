@@ -4,6 +4,7 @@
 #include "trainer/dist/comm.h"
 #include "trainer/dist/env.h"
 #include "trainer/dist/gloo_collective.h"
+#include "trainer/dist/nodes_collective.h"
 #include "trainer/dist/shm_collective.h"
 
 namespace bert::dist {
@@ -29,13 +30,13 @@ std::unique_ptr<Collective> make_cpu_collective(const ProcessInfo& p, KVStore& k
   const std::string transport = env_string("BERT_DIST_CPU_TRANSPORT").value_or("auto");
   if (transport != "auto" && transport != "shm" && transport != "tcp")
     throw DistError("environment variable BERT_DIST_CPU_TRANSPORT='" + transport + "' must be auto, shm or tcp");
-  const bool one_node = p.num_nodes == 1 && p.local_size == p.size;
-  if (transport == "shm" && !one_node)
-    throw DistError("BERT_DIST_CPU_TRANSPORT=shm needs every rank on one node; this job has " +
-                    std::to_string(p.num_nodes) + " nodes (use auto or tcp)");
-  if (transport == "tcp" || !one_node) return make_gloo_collective(p, kv);
+  // one rank per node: nothing to share (the same on every rank: size and num_nodes are the job's)
+  if (transport == "tcp" || (transport == "auto" && p.size == p.num_nodes)) return make_gloo_collective(p, kv);
   std::string why;
-  if (auto shm = try_make_shm_collective(p, kv, &why)) return shm;
+  if (auto group = try_make_shm_group(p, kv, &why)) {
+    if (p.num_nodes == 1) return make_shm_collective(p, std::move(group));
+    return make_nodes_collective(p, kv, std::move(group));
+  }
   if (transport == "shm") throw DistError("BERT_DIST_CPU_TRANSPORT=shm: no shared-memory collective: " + why);
   if (p.rank == 0) std::cerr << "dist: note: no shared-memory collective (" << why << "); the ranks use Gloo TCP\n";
   return make_gloo_collective(p, kv);

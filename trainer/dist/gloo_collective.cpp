@@ -42,7 +42,7 @@ gloo::transport::tcp::attr device_attr(const ProcessInfo& p) {
 
 class GlooCollective final : public Collective {
  public:
-  GlooCollective(const ProcessInfo& p, KVStore& kv) : rank_(p.rank), size_(p.size) {
+  GlooCollective(const ProcessInfo& p, KVStore& kv, const std::string& key) : rank_(p.rank), size_(p.size) {
     static std::atomic<int> instances{0};
     auto attr = device_attr(p);
     const std::string where = attr.iface.empty() ? "host " + attr.hostname : "interface " + attr.iface;
@@ -50,7 +50,7 @@ class GlooCollective final : public Collective {
       device_ = gloo::transport::tcp::CreateDevice(attr);
       auto mesh = std::make_shared<GlooMeshContext>(p.rank, p.size);
       mesh->setTimeout(seconds_env("BERT_DIST_COLL_TIMEOUT_S", 1800));
-      mesh->connect(kv, "gloo" + std::to_string(instances++), device_);
+      mesh->connect(kv, key.empty() ? "gloo" + std::to_string(instances++) : key, device_);
       context_ = mesh;
     } catch (const DistError&) {
       throw;
@@ -122,11 +122,11 @@ class GlooCollective final : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_gloo_collective(const ProcessInfo& p, KVStore& kv) {
+std::unique_ptr<Collective> make_gloo_collective(const ProcessInfo& p, KVStore& kv, const std::string& key) {
   // Gloo writes to sockets without MSG_NOSIGNAL: a peer that died must give an error, not SIGPIPE.
   struct sigaction old {};
   if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);
-  return std::make_unique<GlooCollective>(p, kv);
+  return std::make_unique<GlooCollective>(p, kv, key);
 }
 
 }  // namespace bert::dist

@@ -1,8 +1,8 @@
-// The shared-memory collective. Rank 0 creates a POSIX shared-memory segment (its pages reserved up
-// front, so a full /dev/shm is a fallback now, not SIGBUS later) and names it in the KV store; every
-// rank maps it, proves it sees rank 0's segment (a nonce) and says so in the KV store; if any rank
-// cannot, every rank returns null and the caller takes TCP. Once all are in, rank 0 unlinks the name:
-// nothing is left in /dev/shm however the job ends.
+// The shared-memory group of a node. Its local rank 0 creates a POSIX shared-memory segment (its pages
+// reserved up front, so a full /dev/shm is a fallback now, not SIGBUS later) and names it in the KV
+// store; every rank of the node maps it, proves it sees that segment (a nonce) and says so in the KV
+// store; if any rank of the job cannot, every rank returns null and the caller takes TCP. Once all are
+// in, local rank 0 unlinks the name: nothing is left in /dev/shm however the job ends.
 //
 // Layout: a header (per rank: an arrival counter on its own cache line, a robust mutex the rank holds
 // while it lives, an attached flag), then one slot of kSlotBytes per rank. An allreduce goes through
@@ -23,6 +23,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <random>
@@ -67,7 +69,7 @@ class Segment {
     if (base_ != nullptr) ::munmap(base_, bytes_);
   }
 
-  // Rank 0: creates and sizes it; the reason in `why` when it cannot.
+  // Local rank 0: creates and sizes it; the reason in `why` when it cannot.
   bool create(const std::string& name, int size, uint64_t nonce, std::string* why) {
     const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) return fail(why, "shm_open(" + name + "): " + errno_text(errno));
@@ -100,7 +102,7 @@ class Segment {
     return true;
   }
 
-  // Other ranks: maps rank 0's segment and checks it is the one named (magic, nonce, size).
+  // The node's other ranks: maps its local rank 0's segment and checks it is the one named (magic, nonce, size).
   bool open(const std::string& name, int size, uint64_t nonce, std::string* why) {
     const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
     if (fd < 0) return fail(why, "shm_open(" + name + "): " + errno_text(errno) + " (a /dev/shm of its own, as in a container of its own?)");
@@ -108,13 +110,13 @@ class Segment {
     bytes_ = segment_bytes(size);
     if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != bytes_) {
       ::close(fd);
-      return fail(why, name + " is not the segment rank 0 made (size)");
+      return fail(why, name + " is not the segment its local rank 0 made (size)");
     }
     if (!map(fd, why)) return false;
     const Header* h = header();
     if (h->magic.load(std::memory_order_acquire) != kMagic ||
         h->nonce != nonce || h->size != size || h->slot_bytes != kSlotBytes)
-      return fail(why, name + " is not the segment rank 0 made");
+      return fail(why, name + " is not the segment its local rank 0 made");
     return true;
   }
 
@@ -143,51 +145,52 @@ class Segment {
   size_t bytes_ = 0;
 };
 
-class ShmCollective final : public Collective {
+// The node's ranks on one segment. In error messages ranks are named by their job rank.
+class NodeGroup final : public ShmGroup {
  public:
-  ShmCollective(const ProcessInfo& p, std::unique_ptr<Segment> seg)
-      : rank_(p.rank), size_(p.size), seg_(std::move(seg)),
+  NodeGroup(int local_rank, int local_size, std::vector<int> node_of, std::vector<int> local_of,
+            std::vector<int> members, std::unique_ptr<Segment> seg)
+      : me_(local_rank), size_(local_size), node_of_(std::move(node_of)), local_of_(std::move(local_of)),
+        members_(std::move(members)), seg_(std::move(seg)),
         timeout_(std::chrono::milliseconds(static_cast<long>(env_seconds_or("BERT_DIST_COLL_TIMEOUT_S", 1800) * 1000))) {}
 
-  ~ShmCollective() override {
+  ~NodeGroup() override {
     // Released, not abandoned: a peer still waiting sees this rank gone instead of waiting it out.
-    if (holding_) pthread_mutex_unlock(&seg_->rank(rank_)->alive);
+    if (holding_) pthread_mutex_unlock(&seg_->rank(me_)->alive);
   }
 
   // Takes this rank's alive mutex and marks it attached (before the first barrier).
   void attach() {
-    RankState* me = seg_->rank(rank_);
+    RankState* me = seg_->rank(me_);
     if (pthread_mutex_lock(&me->alive) == EOWNERDEAD) pthread_mutex_consistent(&me->alive);
     holding_ = true;
     me->attached.store(1, std::memory_order_release);
   }
 
-  void allreduce_sum(float* data, size_t n) override { allreduce(data, n, "float"); }
-  void allreduce_sum(double* data, size_t n) override { allreduce(data, n, "double"); }
+  void allreduce_sum(float* data, size_t n, bool to_all) override { allreduce(data, n, to_all, "float"); }
+  void allreduce_sum(double* data, size_t n, bool to_all) override { allreduce(data, n, to_all, "double"); }
 
-  void broadcast(void* data, size_t bytes, int root) override {
-    if (root < 0 || root >= size_) throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size_) + ")");
+  void broadcast(void* data, size_t bytes, int local_root) override {
     const std::string what = "broadcast of " + std::to_string(bytes) + " bytes";
     char* out = static_cast<char*>(data);
     char* slot = seg_->slot(0, size_);
     for (size_t at = 0; at < bytes; at += kSlotBytes) {
       const size_t len = std::min(kSlotBytes, bytes - at);
       barrier_for(what);  // everyone has read the previous chunk
-      if (rank_ == root) std::memcpy(slot, out + at, len);
+      if (me_ == local_root) std::memcpy(slot, out + at, len);
       barrier_for(what);
-      if (rank_ != root) std::memcpy(out + at, slot, len);
+      if (me_ != local_root) std::memcpy(out + at, slot, len);
     }
   }
 
   void barrier() override { barrier_for("barrier"); }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  const char* transport() const override { return "shm"; }
+  const std::vector<int>& node_of() const override { return node_of_; }
+  const std::vector<int>& local_of() const override { return local_of_; }
 
-  // Waits for every rank at the next barrier. `what` names the collective in errors.
+  // Waits for every rank of the node at the next barrier. `what` names the collective in errors.
   void barrier_for(const std::string& what) {
     const uint64_t target = ++generation_;
-    seg_->rank(rank_)->arrived.store(target, std::memory_order_release);
+    seg_->rank(me_)->arrived.store(target, std::memory_order_release);
     const auto start = std::chrono::steady_clock::now();
     auto next_check = start;
     for (int spins = 0;; spins = std::min(spins + 1, 1 << 20)) {
@@ -204,16 +207,17 @@ class ShmCollective final : public Collective {
       const auto now = std::chrono::steady_clock::now();
       if (now < next_check) continue;
       next_check = now + std::chrono::milliseconds(20);
-      if (const std::string gone = departed(late); !gone.empty()) fail(what, "rank " + std::to_string(late) + " " + gone);
+      const std::string peer = "rank " + std::to_string(members_[static_cast<size_t>(late)]);
+      if (const std::string gone = departed(late); !gone.empty()) fail(what, peer + " " + gone);
       if (now - start > timeout_)
         fail(what, "timed out after " +
                        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - start).count()) +
-                       " s waiting for rank " + std::to_string(late) + " (BERT_DIST_COLL_TIMEOUT_S sets the wait)");
+                       " s waiting for " + peer + " (BERT_DIST_COLL_TIMEOUT_S sets the wait)");
     }
   }
 
  private:
-  // Empty while rank r can still come; else how it left.
+  // Empty while local rank r can still come; else how it left.
   std::string departed(int r) {
     RankState* s = seg_->rank(r);
     if (!s->attached.load(std::memory_order_acquire)) return "";
@@ -229,11 +233,12 @@ class ShmCollective final : public Collective {
   }
 
   [[noreturn]] void fail(const std::string& what, const std::string& reason) {
-    throw DistError("shared-memory " + what + " failed on rank " + std::to_string(rank_) + ": " + reason);
+    throw DistError("shared-memory " + what + " failed on rank " + std::to_string(members_[static_cast<size_t>(me_)]) +
+                    ": " + reason);
   }
 
   template <class T>
-  void allreduce(T* data, size_t n, const char* type) {
+  void allreduce(T* data, size_t n, bool to_all, const char* type) {
     if (n == 0) return;
     const std::string what = "allreduce of " + std::to_string(n) + " " + type;
     const size_t chunk = kSlotBytes / sizeof(T);
@@ -241,27 +246,48 @@ class ShmCollective final : public Collective {
     for (size_t at = 0; at < n; at += chunk) {
       const size_t len = std::min(chunk, n - at);
       barrier_for(what);  // everyone has copied the previous chunk out of slot 0
-      std::memcpy(seg_->slot(rank_, size_), data + at, len * sizeof(T));
+      std::memcpy(seg_->slot(me_, size_), data + at, len * sizeof(T));
       barrier_for(what);
-      // this rank's share of the chunk, summed over the slots in rank order (the same bits on every
-      // rank), into slot 0: no other rank reads or writes these elements meanwhile
+      // this rank's share of the chunk, summed over the slots in local-rank order (the same bits on
+      // every rank), into slot 0: no other rank reads or writes these elements meanwhile
       const size_t share = (len + static_cast<size_t>(size_) - 1) / static_cast<size_t>(size_);
-      const size_t lo = std::min(len, share * static_cast<size_t>(rank_)), hi = std::min(len, lo + share);
+      const size_t lo = std::min(len, share * static_cast<size_t>(me_)), hi = std::min(len, lo + share);
       for (int r = 1; r < size_; ++r) {
         const T* x = reinterpret_cast<const T*>(seg_->slot(r, size_));
 #pragma omp parallel for simd schedule(static) if (hi - lo > (size_t{1} << 18))
         for (size_t i = lo; i < hi; ++i) sum[i] += x[i];
       }
       barrier_for(what);
-      std::memcpy(data + at, sum, len * sizeof(T));
+      if (to_all || me_ == 0) std::memcpy(data + at, sum, len * sizeof(T));
     }
   }
 
-  int rank_, size_;
+  int me_, size_;
+  std::vector<int> node_of_, local_of_, members_;  // members_: the job ranks of local ranks 0, 1, ...
   std::unique_ptr<Segment> seg_;
   std::chrono::milliseconds timeout_;
   uint64_t generation_ = 0;
   bool holding_ = false;
+};
+
+class ShmCollective final : public Collective {
+ public:
+  ShmCollective(const ProcessInfo& p, std::unique_ptr<ShmGroup> group)
+      : rank_(p.rank), size_(p.size), group_(std::move(group)) {}
+  void allreduce_sum(float* data, size_t n) override { group_->allreduce_sum(data, n, true); }
+  void allreduce_sum(double* data, size_t n) override { group_->allreduce_sum(data, n, true); }
+  void broadcast(void* data, size_t bytes, int root) override {
+    if (root < 0 || root >= size_) throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size_) + ")");
+    group_->broadcast(data, bytes, group_->local_of()[static_cast<size_t>(root)]);
+  }
+  void barrier() override { group_->barrier(); }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  const char* transport() const override { return "shm"; }
+
+ private:
+  int rank_, size_;
+  std::unique_ptr<ShmGroup> group_;
 };
 
 std::string segment_name(int instance) {
@@ -272,31 +298,52 @@ std::string segment_name(int instance) {
 
 }  // namespace
 
-std::unique_ptr<Collective> try_make_shm_collective(const ProcessInfo& p, KVStore& kv, std::string* why) {
+std::unique_ptr<ShmGroup> try_make_shm_group(const ProcessInfo& p, KVStore& kv, std::string* why) {
   static std::atomic<int> instances{0};
   const std::string key = "shm" + std::to_string(instances++);
+  // Where every rank is: the node's members in local-rank order, and its local rank 0 (which makes the
+  // segment).
+  kv.put(key + ".at", std::to_string(p.node) + " " + std::to_string(p.local_rank));
+  kv.fence();
+  std::vector<int> node_of(static_cast<size_t>(p.size)), local_of(static_cast<size_t>(p.size));
+  std::vector<int> members(static_cast<size_t>(p.local_size), -1);
+  for (int r = 0; r < p.size; ++r) {
+    const std::string at = r == p.rank ? std::to_string(p.node) + " " + std::to_string(p.local_rank) : kv.get(key + ".at", r);
+    if (std::sscanf(at.c_str(), "%d %d", &node_of[static_cast<size_t>(r)], &local_of[static_cast<size_t>(r)]) != 2)
+      throw DistError("rank " + std::to_string(r) + " sent a bad place in the rendezvous: '" + at + "'");
+    const int local = local_of[static_cast<size_t>(r)];
+    if (node_of[static_cast<size_t>(r)] != p.node) continue;
+    if (local < 0 || local >= p.local_size || members[static_cast<size_t>(local)] != -1)
+      throw DistError("rank " + std::to_string(r) + " says it is local rank " + std::to_string(local) + " of node " +
+                      std::to_string(p.node) + ", which has " + std::to_string(p.local_size) + " ranks");
+    members[static_cast<size_t>(local)] = r;
+  }
+  for (int l = 0; l < p.local_size; ++l)
+    if (members[static_cast<size_t>(l)] < 0)
+      throw DistError("no rank says it is local rank " + std::to_string(l) + " of node " + std::to_string(p.node));
+
   auto seg = std::make_unique<Segment>();
   std::string name, reason;
   uint64_t nonce = 0;
   bool ok = true;
-  if (p.rank == 0) {
+  if (p.local_rank == 0) {
     std::random_device rd;
     nonce = (static_cast<uint64_t>(rd()) << 32) ^ rd();
     name = segment_name(instances);
-    ok = seg->create(name, p.size, nonce, &reason);
+    ok = seg->create(name, p.local_size, nonce, &reason);
     kv.put(key, ok ? name + " " + std::to_string(nonce) : "-");
   }
   kv.fence();
-  if (p.rank != 0) {
-    const std::string offer = kv.get(key, 0);
+  if (p.local_rank != 0) {
+    const std::string offer = kv.get(key, members[0]);
     const size_t space = offer.find(' ');
     if (offer == "-" || space == std::string::npos) {
       ok = false;
-      reason = "rank 0 could not make a segment";
+      reason = "rank " + std::to_string(members[0]) + " could not make a segment";
     } else {
       name = offer.substr(0, space);
-      nonce = std::stoull(offer.substr(space + 1));
-      ok = seg->open(name, p.size, nonce, &reason);
+      nonce = std::strtoull(offer.c_str() + space + 1, nullptr, 10);
+      ok = seg->open(name, p.local_size, nonce, &reason);
     }
   }
   // Every rank learns whether every rank got in, so all take the same transport.
@@ -308,15 +355,20 @@ std::unique_ptr<Collective> try_make_shm_collective(const ProcessInfo& p, KVStor
     if (v != "1") first_failure = "rank " + std::to_string(r) + ": " + (v.size() > 2 ? v.substr(2) : v);
   }
   if (!first_failure.empty()) {
-    if (p.rank == 0 && ok) ::shm_unlink(name.c_str());
+    if (p.local_rank == 0 && ok) ::shm_unlink(name.c_str());
     *why = first_failure;
     return nullptr;
   }
-  auto coll = std::make_unique<ShmCollective>(p, std::move(seg));
-  coll->attach();
-  coll->barrier_for("attach");
-  if (p.rank == 0) ::shm_unlink(name.c_str());
-  return coll;
+  auto group = std::make_unique<NodeGroup>(p.local_rank, p.local_size, std::move(node_of), std::move(local_of),
+                                           std::move(members), std::move(seg));
+  group->attach();
+  group->barrier_for("attach");
+  if (p.local_rank == 0) ::shm_unlink(name.c_str());
+  return group;
+}
+
+std::unique_ptr<Collective> make_shm_collective(const ProcessInfo& p, std::unique_ptr<ShmGroup> group) {
+  return std::make_unique<ShmCollective>(p, std::move(group));
 }
 
 }  // namespace bert::dist

@@ -1,7 +1,7 @@
 // The shared-memory collective between real processes (fork) over the file rendezvous: the sums (the
 // same bits on every rank, in rank order), chunking past one slot, broadcast, a peer that exits or
-// dies, nothing left in /dev/shm, the fallback to TCP when the ranks cannot share a segment, and
-// BERT_DIST_CPU_TRANSPORT.
+// dies, nothing left in /dev/shm, the fallback to TCP when the ranks cannot share a segment, two
+// emulated nodes (shared memory within each, TCP between them), and BERT_DIST_CPU_TRANSPORT.
 #include <doctest/doctest.h>
 #include <sched.h>
 #include <signal.h>
@@ -49,9 +49,9 @@ int as_local_rank(int rank, int size, const fs::path& dir, Make make, Body body)
 
 std::unique_ptr<Collective> shm_or_null(const ProcessInfo& p, KVStore& kv) {
   std::string why;
-  auto c = try_make_shm_collective(p, kv, &why);
-  if (!c) std::fprintf(stderr, "rank %d: no shared-memory collective: %s\n", p.rank, why.c_str());
-  return c;
+  auto g = try_make_shm_group(p, kv, &why);
+  if (!g) std::fprintf(stderr, "rank %d: no shared-memory collective: %s\n", p.rank, why.c_str());
+  return g ? make_shm_collective(p, std::move(g)) : nullptr;
 }
 
 // Rank r's input: random floats, the same for a given (r, n) in every process.
@@ -224,7 +224,7 @@ TEST_CASE("ranks that cannot share a segment all fall back to TCP (auto), or fai
   }
 }
 
-TEST_CASE("BERT_DIST_CPU_TRANSPORT: a bad value, and shm across nodes, are errors naming it") {
+TEST_CASE("BERT_DIST_CPU_TRANSPORT: a bad value is an error naming it") {
   EnvGuard env;
   env.set("RANK", "0").set("WORLD_SIZE", "2").set("BERT_DIST_CPU_TRANSPORT", "rdma");
   ProcessInfo p = detect_process();
@@ -232,9 +232,42 @@ TEST_CASE("BERT_DIST_CPU_TRANSPORT: a bad value, and shm across nodes, are error
   auto kv = make_kv_store(p, dir.string());
   CHECK_THROWS_WITH_AS(make_cpu_collective(p, *kv),
                        "environment variable BERT_DIST_CPU_TRANSPORT='rdma' must be auto, shm or tcp", DistError);
-  env.set("BERT_DIST_CPU_TRANSPORT", "shm");
-  p.num_nodes = 2;
-  CHECK_THROWS_WITH_AS(make_cpu_collective(p, *kv), doctest::Contains("BERT_DIST_CPU_TRANSPORT=shm needs every rank on one node"),
-                       DistError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("two nodes of two ranks: shared memory within each, TCP between their local ranks 0") {
+  const fs::path dir = fresh_dir("nodes");
+  const size_t n = 5000003;
+  auto codes = fork_ranks(4, [&](int rank) {
+    EnvGuard env;
+    env.set("RANK", std::to_string(rank)).set("WORLD_SIZE", "4").set("LOCAL_RANK", std::to_string(rank % 2));
+    env.set("LOCAL_WORLD_SIZE", "2").set("NODE_RANK", std::to_string(rank / 2)).set("BERT_GLOO_HOST", "127.0.0.1");
+    env.set("BERT_DIST_TIMEOUT_S", "20").set("BERT_DIST_COLL_TIMEOUT_S", "20");
+    ProcessInfo p = detect_process();
+    if (p.num_nodes != 2 || p.node != rank / 2) return 9;
+    auto kv = make_kv_store(p, dir.string());
+    auto c = make_cpu_collective(p, *kv);
+    if (std::string(c->transport()) != "shm+tcp") return 4;
+    std::vector<float> x = input_of(rank, n);
+    c->allreduce_sum(x.data(), x.size());
+    // each node's ranks in local order, then the two nodes' sums
+    std::vector<float> node0 = input_of(0, n), node1 = input_of(2, n);
+    const std::vector<float> x1 = input_of(1, n), x3 = input_of(3, n);
+    for (size_t i = 0; i < n; ++i) node0[i] = (node0[i] + x1[i]) + (node1[i] + x3[i]);
+    if (std::memcmp(x.data(), node0.data(), n * sizeof(float)) != 0) return 1;
+    std::vector<double> d = {1.0 * rank, 0.5};
+    c->allreduce_sum(d.data(), d.size());
+    if (d[0] != 6.0 || d[1] != 2.0) return 2;
+    for (int root : {3, 1, 0}) {  // a non-leader of the second node, of the first, a leader
+      std::vector<char> b(9 * 1024 * 1024 + 5, static_cast<char>(rank));
+      c->broadcast(b.data(), b.size(), root);
+      for (char v : b)
+        if (v != static_cast<char>(root)) return 3;
+    }
+    c->barrier();
+    return 0;
+  });
+  INFO("exit codes: ", codes[0], " ", codes[1], " ", codes[2], " ", codes[3]);
+  CHECK(codes == zeros(4));
   fs::remove_all(dir);
 }
