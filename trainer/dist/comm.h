@@ -12,9 +12,11 @@
 //   BERT_DIST_TIMEOUT_S=<s>        KV get / fence timeout (default 300)
 //   BERT_DIST_COLL_TIMEOUT_S=<s>   Gloo collective timeout (default 1800)
 //   BERT_DIST_CPU_TRANSPORT=auto|shm|tcp  the CPU collective's transport: auto (default) takes shared
-//                                  memory between the ranks of each node (and Gloo TCP between nodes)
-//                                  when they can share a segment, else a note and TCP; shm insists on
-//                                  it; tcp is Gloo between every rank
+//                                  memory when every rank is on one node and they can share a segment
+//                                  (else a note and TCP), Gloo TCP across nodes; shm insists on shared
+//                                  memory, and across nodes uses it within each node with Gloo TCP
+//                                  between the nodes' local ranks 0 (not yet timed on real nodes); tcp
+//                                  is Gloo between every rank
 //   BERT_GLOO_IFACE / GLOO_SOCKET_IFNAME   network interface for Gloo TCP; BERT_GLOO_HOST: address
 //                                  (default: loopback when all ranks share one node, else the hostname)
 #pragma once
@@ -62,9 +64,9 @@ class Collective {
   virtual const char* transport() const = 0;  // "none" (1 rank), "shm", "shm+tcp" or "tcp"
 };
 
-// Shared memory between the ranks of a node (shm_collective.h; several nodes: nodes_collective.h, Gloo
-// TCP between the nodes' local ranks 0), or Gloo TCP between all ranks (gloo_collective.h: one rank per
-// node, BERT_DIST_CPU_TRANSPORT=tcp, or no segment to be had); rendezvous through the KV store. Size 1:
+// Shared memory between the ranks of one node (shm_collective.h; with BERT_DIST_CPU_TRANSPORT=shm on
+// several nodes, nodes_collective.h: Gloo TCP between the nodes' local ranks 0), or Gloo TCP between
+// all ranks (gloo_collective.h); rendezvous through the KV store. Size 1:
 // a no-op collective. Create it on the thread that will outlive it (shared memory holds a robust mutex
 // there).
 std::unique_ptr<Collective> make_cpu_collective(const ProcessInfo& p, KVStore& kv);

@@ -30,8 +30,9 @@ std::unique_ptr<Collective> make_cpu_collective(const ProcessInfo& p, KVStore& k
   const std::string transport = env_string("BERT_DIST_CPU_TRANSPORT").value_or("auto");
   if (transport != "auto" && transport != "shm" && transport != "tcp")
     throw DistError("environment variable BERT_DIST_CPU_TRANSPORT='" + transport + "' must be auto, shm or tcp");
-  // one rank per node: nothing to share (the same on every rank: size and num_nodes are the job's)
-  if (transport == "tcp" || (transport == "auto" && p.size == p.num_nodes)) return make_gloo_collective(p, kv);
+  // auto: shared memory on one node only; across nodes Gloo, until shm+tcp has been timed on real nodes
+  // (the same choice on every rank: size and num_nodes are the job's)
+  if (transport == "tcp" || (transport == "auto" && p.num_nodes > 1)) return make_gloo_collective(p, kv);
   std::string why;
   if (auto group = try_make_shm_group(p, kv, &why)) {
     if (p.num_nodes == 1) return make_shm_collective(p, std::move(group));

@@ -4,10 +4,11 @@
 // store; if any rank of the job cannot, every rank returns null and the caller takes TCP. Once all are
 // in, local rank 0 unlinks the name: nothing is left in /dev/shm however the job ends.
 //
-// Layout: a header (per rank: an arrival counter on its own cache line, a robust mutex the rank holds
-// while it lives, an attached flag), then one slot of kSlotBytes per rank. An allreduce goes through
-// the data a slot-sized chunk at a time: everyone copies its chunk into its slot; each rank sums its
-// share of the elements over the slots in rank order into slot 0; everyone copies slot 0 out. A wait
+// Layout: a header (per rank, on a cache line of its own: an arrival counter, a robust mutex the rank
+// holds while it lives, an attached flag), then one slot of kSlotBytes per rank. An allreduce goes
+// through the data a slot-sized chunk at a time: everyone copies its chunk into its slot; each rank
+// sums its share of the elements over the slots in local-rank order into slot 0; everyone (or local
+// rank 0 alone) copies slot 0 out. A wait
 // for peers that exceeds BERT_DIST_COLL_TIMEOUT_S, or finds a peer's mutex released (it exited) or
 // owner-dead (it crashed), is a DistError naming the peer.
 #include "trainer/dist/shm_collective.h"
@@ -252,9 +253,9 @@ class NodeGroup final : public ShmGroup {
       // every rank), into slot 0: no other rank reads or writes these elements meanwhile
       const size_t share = (len + static_cast<size_t>(size_) - 1) / static_cast<size_t>(size_);
       const size_t lo = std::min(len, share * static_cast<size_t>(me_)), hi = std::min(len, lo + share);
+      // (one thread: OpenMP threads here, with ranks sharing cores, ran 3.5x slower; bench/cpu_allreduce.sh)
       for (int r = 1; r < size_; ++r) {
         const T* x = reinterpret_cast<const T*>(seg_->slot(r, size_));
-#pragma omp parallel for simd schedule(static) if (hi - lo > (size_t{1} << 18))
         for (size_t i = lo; i < hi; ++i) sum[i] += x[i];
       }
       barrier_for(what);

@@ -1,12 +1,14 @@
 // dist-smoke: bootstrap check for a launch. Detects the process, exchanges a 128-byte blob (like an
 // NCCL unique id) and every rank's host through the KV store, then runs the CPU collective's allreduce
 // (float and double), broadcast and barrier, and prints one line per rank with what it saw (transport=
-// shm on one node, tcp across nodes).
+// shm on one node, shm+tcp across nodes with several ranks each, tcp otherwise) and how long the two
+// allreduces took (allreduce_s).
 //   dist-smoke [--rendezvous DIR] [--count N] [--exit-rank R]
 //   exit 0 ok, 1 wrong result, 2 bootstrap/collective error; --exit-rank R: rank R exits with 3 after
 //   the rendezvous instead of joining the allreduce (to test how a launch fails when a rank dies)
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -57,8 +59,10 @@ int run(const std::string& rendezvous, size_t count, int exit_rank) {
   }
   std::vector<float> f(count, static_cast<float>(p.rank + 1));
   std::vector<double> d(count, 0.5 * (p.rank + 1));
+  const auto t0 = std::chrono::steady_clock::now();
   coll->allreduce_sum(f.data(), f.size());
   coll->allreduce_sum(d.data(), d.size());
+  const double allreduce_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string blob = p.rank == p.size - 1 ? uid : std::string(uid.size(), '\0');
   coll->broadcast(blob.data(), blob.size(), p.size - 1);
   coll->barrier();
@@ -68,9 +72,9 @@ int run(const std::string& rendezvous, size_t count, int exit_rank) {
   for (float x : f) ok = ok && x == static_cast<float>(expect);
   for (double x : d) ok = ok && x == 0.5 * expect;
   const char* gpus = std::getenv("CUDA_VISIBLE_DEVICES");
-  std::printf("rank=%d size=%d local=%d/%d node=%d/%d launcher=%s pmi=%s transport=%s uid=%s peers=[%s] allreduce=%g gpus=%s %s\n",
+  std::printf("rank=%d size=%d local=%d/%d node=%d/%d launcher=%s pmi=%s transport=%s uid=%s peers=[%s] allreduce=%g allreduce_s=%.4f gpus=%s %s\n",
               p.rank, p.size, p.local_rank, p.local_size, p.node, p.num_nodes, p.launcher.c_str(), p.pmi.c_str(), coll->transport(),
-              hex(uid, 8).c_str(), peers.c_str(), f.empty() ? 0.0 : static_cast<double>(f[0]), gpus ? gpus : "-",
+              hex(uid, 8).c_str(), peers.c_str(), f.empty() ? 0.0 : static_cast<double>(f[0]), allreduce_s, gpus ? gpus : "-",
               ok ? "OK" : "MISMATCH");
   std::fflush(stdout);
   return ok ? 0 : 1;

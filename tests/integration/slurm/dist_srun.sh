@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# dist-smoke (bert_dist bootstrap + KV exchange + the CPU collective: shared memory within a node, Gloo
-# TCP between nodes, TCP only with one rank per node) under the real local Slurm.
+# dist-smoke (bert_dist bootstrap + KV exchange + the CPU collective: shared memory on one node, Gloo TCP
+# across nodes, or both with BERT_DIST_CPU_TRANSPORT=shm) under the real local Slurm.
 #   dist_srun.sh CASE /path/to/dist-smoke
 # CASE: pmi2 | pmix | mismatch | nopmi | two-node | gres | killed-rank
 # Exits 77 (SKIPPED) when the cluster is not up (not root).
@@ -55,11 +55,14 @@ case "$case_name" in
   two-node)
     for mpi in pmi2 pmix; do
       run srun --mpi=$mpi -N2 --ntasks-per-node=2 "$smoke"
-      expect_ok_lines 4 "pmi=$mpi transport=shm+tcp" 'size=4' 'local=[01]/2' 'node1:.*node1:.*node2:.*node2:'
+      expect_ok_lines 4 "pmi=$mpi transport=tcp" 'size=4' 'local=[01]/2' 'node1:.*node1:.*node2:.*node2:'
       if [ "$(grep -c 'node=0/2' "$out")" != 2 ] || [ "$(grep -c 'node=1/2' "$out")" != 2 ]; then
         fail "ranks not on both nodes"
       fi
-    done ;;
+    done
+    # shared memory within each node, Gloo between the nodes' local ranks 0
+    run srun --mpi=pmi2 -N2 --ntasks-per-node=2 --export=ALL,BERT_DIST_CPU_TRANSPORT=shm "$smoke"
+    expect_ok_lines 4 'transport=shm+tcp' 'size=4' ;;
   gres)
     run srun --mpi=pmi2 -N2 --ntasks-per-node=1 --gres=gpu:8 "$smoke"
     expect_ok_lines 2 'transport=tcp .*gpus=0,1,2,3,4,5,6,7 OK'

@@ -235,39 +235,48 @@ TEST_CASE("BERT_DIST_CPU_TRANSPORT: a bad value is an error naming it") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("two nodes of two ranks: shared memory within each, TCP between their local ranks 0") {
+TEST_CASE("two nodes of two ranks: Gloo by default; with shm, shared memory within each, TCP between their local ranks 0") {
   const fs::path dir = fresh_dir("nodes");
   const size_t n = 5000003;
-  auto codes = fork_ranks(4, [&](int rank) {
-    EnvGuard env;
-    env.set("RANK", std::to_string(rank)).set("WORLD_SIZE", "4").set("LOCAL_RANK", std::to_string(rank % 2));
-    env.set("LOCAL_WORLD_SIZE", "2").set("NODE_RANK", std::to_string(rank / 2)).set("BERT_GLOO_HOST", "127.0.0.1");
-    env.set("BERT_DIST_TIMEOUT_S", "20").set("BERT_DIST_COLL_TIMEOUT_S", "20");
-    ProcessInfo p = detect_process();
-    if (p.num_nodes != 2 || p.node != rank / 2) return 9;
-    auto kv = make_kv_store(p, dir.string());
-    auto c = make_cpu_collective(p, *kv);
-    if (std::string(c->transport()) != "shm+tcp") return 4;
-    std::vector<float> x = input_of(rank, n);
-    c->allreduce_sum(x.data(), x.size());
-    // each node's ranks in local order, then the two nodes' sums
-    std::vector<float> node0 = input_of(0, n), node1 = input_of(2, n);
-    const std::vector<float> x1 = input_of(1, n), x3 = input_of(3, n);
-    for (size_t i = 0; i < n; ++i) node0[i] = (node0[i] + x1[i]) + (node1[i] + x3[i]);
-    if (std::memcmp(x.data(), node0.data(), n * sizeof(float)) != 0) return 1;
-    std::vector<double> d = {1.0 * rank, 0.5};
-    c->allreduce_sum(d.data(), d.size());
-    if (d[0] != 6.0 || d[1] != 2.0) return 2;
-    for (int root : {3, 1, 0}) {  // a non-leader of the second node, of the first, a leader
-      std::vector<char> b(9 * 1024 * 1024 + 5, static_cast<char>(rank));
-      c->broadcast(b.data(), b.size(), root);
-      for (char v : b)
-        if (v != static_cast<char>(root)) return 3;
-    }
-    c->barrier();
-    return 0;
-  });
-  INFO("exit codes: ", codes[0], " ", codes[1], " ", codes[2], " ", codes[3]);
-  CHECK(codes == zeros(4));
+  for (const char* transport : {"auto", "shm"}) {
+    CAPTURE(transport);
+    fs::remove_all(dir);
+    auto codes = fork_ranks(4, [&](int rank) {
+      EnvGuard env;
+      env.set("BERT_DIST_CPU_TRANSPORT", transport);
+      env.set("RANK", std::to_string(rank)).set("WORLD_SIZE", "4").set("LOCAL_RANK", std::to_string(rank % 2));
+      env.set("LOCAL_WORLD_SIZE", "2").set("NODE_RANK", std::to_string(rank / 2)).set("BERT_GLOO_HOST", "127.0.0.1");
+      env.set("BERT_DIST_TIMEOUT_S", "20").set("BERT_DIST_COLL_TIMEOUT_S", "20");
+      ProcessInfo p = detect_process();
+      if (p.num_nodes != 2 || p.node != rank / 2) return 9;
+      auto kv = make_kv_store(p, dir.string());
+      auto c = make_cpu_collective(p, *kv);
+      if (std::string(c->transport()) != (std::string(transport) == "shm" ? "shm+tcp" : "tcp")) return 4;
+      std::vector<float> x = input_of(rank, n);
+      c->allreduce_sum(x.data(), x.size());
+      // shm+tcp: each node's ranks in local order, then the two nodes' sums (Gloo alone: its own order)
+      if (std::string(transport) == "auto") {
+        c->barrier();
+        return 0;
+      }
+      std::vector<float> node0 = input_of(0, n), node1 = input_of(2, n);
+      const std::vector<float> x1 = input_of(1, n), x3 = input_of(3, n);
+      for (size_t i = 0; i < n; ++i) node0[i] = (node0[i] + x1[i]) + (node1[i] + x3[i]);
+      if (std::memcmp(x.data(), node0.data(), n * sizeof(float)) != 0) return 1;
+      std::vector<double> d = {1.0 * rank, 0.5};
+      c->allreduce_sum(d.data(), d.size());
+      if (d[0] != 6.0 || d[1] != 2.0) return 2;
+      for (int root : {3, 1, 0}) {  // a non-leader of the second node, of the first, a leader
+        std::vector<char> b(9 * 1024 * 1024 + 5, static_cast<char>(rank));
+        c->broadcast(b.data(), b.size(), root);
+        for (char v : b)
+          if (v != static_cast<char>(root)) return 3;
+      }
+      c->barrier();
+      return 0;
+    });
+    INFO("exit codes: ", codes[0], " ", codes[1], " ", codes[2], " ", codes[3]);
+    CHECK(codes == zeros(4));
+  }
   fs::remove_all(dir);
 }
