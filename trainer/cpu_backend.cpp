@@ -1,4 +1,4 @@
-// The CPU backend: BertCpu forward/backward per micro-batch, gradient allreduce over the Gloo
+// The CPU backend: BertCpu forward/backward per micro-batch, gradient allreduce over the CPU
 // collective (clipping before or after it, optimizer.clip_after_allreduce), optim::Lamb in fp32.
 // run.precision bf16: the model's GEMMs take bf16 operands (oneDNN, gemm_bf16.h); weights, gradients,
 // activations and LAMB stay fp32.
