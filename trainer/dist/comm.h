@@ -10,7 +10,7 @@
 //                                  mpirun: PMIx, local launcher: file). A request the launcher did not
 //                                  provide is a DistError naming `srun --mpi=...` / SLURM_MPI_TYPE.
 //   BERT_DIST_TIMEOUT_S=<s>        KV get / fence timeout (default 300)
-//   BERT_DIST_COLL_TIMEOUT_S=<s>   Gloo collective timeout (default 1800)
+//   BERT_DIST_COLL_TIMEOUT_S=<s>   how long a CPU collective waits for a peer (default 1800)
 //   BERT_DIST_CPU_TRANSPORT=auto|shm|tcp  the CPU collective's transport: auto (default) takes shared
 //                                  memory when every rank is on one node and they can share a segment
 //                                  (else a note and TCP), Gloo TCP across nodes; shm insists on shared
@@ -63,6 +63,9 @@ class Collective {
   virtual int size() const = 0;
   virtual const char* transport() const = 0;  // "none" (1 rank), "shm", "shm+tcp" or "tcp"
 };
+
+// DistError unless 0 <= root < size (a collective's broadcast).
+void check_broadcast_root(int root, int size);
 
 // Shared memory between the ranks of one node (shm_collective.h; with BERT_DIST_CPU_TRANSPORT=shm on
 // several nodes, nodes_collective.h: Gloo TCP between the nodes' local ranks 0), or Gloo TCP between

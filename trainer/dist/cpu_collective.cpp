@@ -25,6 +25,11 @@ class NoopCollective final : public Collective {
 
 }  // namespace
 
+void check_broadcast_root(int root, int size) {
+  if (root < 0 || root >= size)
+    throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size) + ")");
+}
+
 std::unique_ptr<Collective> make_cpu_collective(const ProcessInfo& p, KVStore& kv) {
   if (p.size == 1) return std::make_unique<NoopCollective>();
   const std::string transport = env_string("BERT_DIST_CPU_TRANSPORT").value_or("auto");

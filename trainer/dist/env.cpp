@@ -46,4 +46,8 @@ double env_seconds_or(const char* name, double fallback) {
   return out;
 }
 
+std::chrono::milliseconds collective_timeout() {
+  return std::chrono::milliseconds(static_cast<long>(env_seconds_or("BERT_DIST_COLL_TIMEOUT_S", 1800) * 1000));
+}
+
 }  // namespace bert::dist

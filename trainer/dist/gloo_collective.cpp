@@ -18,10 +18,6 @@
 namespace bert::dist {
 namespace {
 
-std::chrono::milliseconds seconds_env(const char* name, double fallback) {
-  return std::chrono::milliseconds(static_cast<long>(env_seconds_or(name, fallback) * 1000));
-}
-
 gloo::transport::tcp::attr device_attr(const ProcessInfo& p) {
   gloo::transport::tcp::attr a;
   auto iface = env_string("BERT_GLOO_IFACE");
@@ -49,7 +45,7 @@ class GlooCollective final : public Collective {
     try {
       device_ = gloo::transport::tcp::CreateDevice(attr);
       auto mesh = std::make_shared<GlooMeshContext>(p.rank, p.size);
-      mesh->setTimeout(seconds_env("BERT_DIST_COLL_TIMEOUT_S", 1800));
+      mesh->setTimeout(collective_timeout());
       mesh->connect(kv, key.empty() ? "gloo" + std::to_string(instances++) : key, device_);
       context_ = mesh;
     } catch (const DistError&) {
@@ -65,7 +61,7 @@ class GlooCollective final : public Collective {
   void allreduce_sum(double* data, size_t n) override { allreduce(data, n, "double"); }
 
   void broadcast(void* data, size_t bytes, int root) override {
-    if (root < 0 || root >= size_) throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size_) + ")");
+    check_broadcast_root(root, size_);
     if (bytes == 0) return;
     guarded("broadcast", [&] {
       gloo::BroadcastOptions opts(context_);

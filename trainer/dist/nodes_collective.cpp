@@ -50,7 +50,7 @@ class NodesCollective final : public Collective {
   void allreduce_sum(double* data, size_t n) override { allreduce(data, n); }
 
   void broadcast(void* data, size_t bytes, int root) override {
-    if (root < 0 || root >= size_) throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size_) + ")");
+    check_broadcast_root(root, size_);
     const int root_node = group_->node_of()[static_cast<size_t>(root)];
     if (node_ == root_node) group_->broadcast(data, bytes, group_->local_of()[static_cast<size_t>(root)]);
     if (between_) between_->broadcast(data, bytes, root_node);

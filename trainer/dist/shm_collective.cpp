@@ -53,10 +53,9 @@ struct Header {
   uint64_t slot_bytes;
 };
 
-size_t header_bytes(int size) {
-  const size_t h = (sizeof(Header) + kLine - 1) / kLine * kLine;
-  return h + sizeof(RankState) * static_cast<size_t>(size);
-}
+constexpr size_t kHeaderBytes = (sizeof(Header) + kLine - 1) / kLine * kLine;  // the rank states follow
+
+size_t header_bytes(int size) { return kHeaderBytes + sizeof(RankState) * static_cast<size_t>(size); }
 size_t segment_bytes(int size) { return header_bytes(size) + kSlotBytes * static_cast<size_t>(size); }
 
 std::string errno_text(int e) { return std::strerror(e); }
@@ -74,6 +73,7 @@ class Segment {
   bool create(const std::string& name, int size, uint64_t nonce, std::string* why) {
     const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) return fail(why, "shm_open(" + name + "): " + errno_text(errno));
+    size_ = size;
     bytes_ = segment_bytes(size);
     // posix_fallocate reserves the pages: tmpfs without room says ENOSPC here
     const int e = ::ftruncate(fd, static_cast<off_t>(bytes_)) != 0 ? errno : ::posix_fallocate(fd, 0, static_cast<off_t>(bytes_));
@@ -108,6 +108,7 @@ class Segment {
     const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
     if (fd < 0) return fail(why, "shm_open(" + name + "): " + errno_text(errno) + " (a /dev/shm of its own, as in a container of its own?)");
     struct stat st {};
+    size_ = size;
     bytes_ = segment_bytes(size);
     if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != bytes_) {
       ::close(fd);
@@ -122,11 +123,8 @@ class Segment {
   }
 
   Header* header() { return static_cast<Header*>(base_); }
-  RankState* rank(int r) {
-    const size_t h = (sizeof(Header) + kLine - 1) / kLine * kLine;
-    return reinterpret_cast<RankState*>(static_cast<char*>(base_) + h) + r;
-  }
-  char* slot(int r, int size) { return static_cast<char*>(base_) + header_bytes(size) + kSlotBytes * static_cast<size_t>(r); }
+  RankState* rank(int r) { return reinterpret_cast<RankState*>(static_cast<char*>(base_) + kHeaderBytes) + r; }
+  char* slot(int r) { return static_cast<char*>(base_) + header_bytes(size_) + kSlotBytes * static_cast<size_t>(r); }
 
  private:
   bool map(int fd, std::string* why) {
@@ -143,6 +141,7 @@ class Segment {
   }
 
   void* base_ = nullptr;
+  int size_ = 0;  // ranks, as made
   size_t bytes_ = 0;
 };
 
@@ -153,7 +152,7 @@ class NodeGroup final : public ShmGroup {
             std::vector<int> members, std::unique_ptr<Segment> seg)
       : me_(local_rank), size_(local_size), node_of_(std::move(node_of)), local_of_(std::move(local_of)),
         members_(std::move(members)), seg_(std::move(seg)),
-        timeout_(std::chrono::milliseconds(static_cast<long>(env_seconds_or("BERT_DIST_COLL_TIMEOUT_S", 1800) * 1000))) {}
+        timeout_(collective_timeout()) {}
 
   ~NodeGroup() override {
     // Released, not abandoned: a peer still waiting sees this rank gone instead of waiting it out.
@@ -174,7 +173,7 @@ class NodeGroup final : public ShmGroup {
   void broadcast(void* data, size_t bytes, int local_root) override {
     const std::string what = "broadcast of " + std::to_string(bytes) + " bytes";
     char* out = static_cast<char*>(data);
-    char* slot = seg_->slot(0, size_);
+    char* slot = seg_->slot(0);
     for (size_t at = 0; at < bytes; at += kSlotBytes) {
       const size_t len = std::min(kSlotBytes, bytes - at);
       barrier_for(what);  // everyone has read the previous chunk
@@ -243,11 +242,11 @@ class NodeGroup final : public ShmGroup {
     if (n == 0) return;
     const std::string what = "allreduce of " + std::to_string(n) + " " + type;
     const size_t chunk = kSlotBytes / sizeof(T);
-    T* sum = reinterpret_cast<T*>(seg_->slot(0, size_));
+    T* sum = reinterpret_cast<T*>(seg_->slot(0));
     for (size_t at = 0; at < n; at += chunk) {
       const size_t len = std::min(chunk, n - at);
       barrier_for(what);  // everyone has copied the previous chunk out of slot 0
-      std::memcpy(seg_->slot(me_, size_), data + at, len * sizeof(T));
+      std::memcpy(seg_->slot(me_), data + at, len * sizeof(T));
       barrier_for(what);
       // this rank's share of the chunk, summed over the slots in local-rank order (the same bits on
       // every rank), into slot 0: no other rank reads or writes these elements meanwhile
@@ -255,7 +254,7 @@ class NodeGroup final : public ShmGroup {
       const size_t lo = std::min(len, share * static_cast<size_t>(me_)), hi = std::min(len, lo + share);
       // (one thread: OpenMP threads here, with ranks sharing cores, ran 3.5x slower; bench/cpu_allreduce.sh)
       for (int r = 1; r < size_; ++r) {
-        const T* x = reinterpret_cast<const T*>(seg_->slot(r, size_));
+        const T* x = reinterpret_cast<const T*>(seg_->slot(r));
         for (size_t i = lo; i < hi; ++i) sum[i] += x[i];
       }
       barrier_for(what);
@@ -278,7 +277,7 @@ class ShmCollective final : public Collective {
   void allreduce_sum(float* data, size_t n) override { group_->allreduce_sum(data, n, true); }
   void allreduce_sum(double* data, size_t n) override { group_->allreduce_sum(data, n, true); }
   void broadcast(void* data, size_t bytes, int root) override {
-    if (root < 0 || root >= size_) throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size_) + ")");
+    check_broadcast_root(root, size_);
     group_->broadcast(data, bytes, group_->local_of()[static_cast<size_t>(root)]);
   }
   void barrier() override { group_->barrier(); }
@@ -348,11 +347,12 @@ std::unique_ptr<ShmGroup> try_make_shm_group(const ProcessInfo& p, KVStore& kv, 
     }
   }
   // Every rank learns whether every rank got in, so all take the same transport.
-  kv.put(key + ".ok", ok ? "1" : "0 " + reason);
+  const std::string mine = ok ? "1" : "0 " + reason;
+  kv.put(key + ".ok", mine);
   kv.fence();
   std::string first_failure;
   for (int r = 0; r < p.size && first_failure.empty(); ++r) {
-    const std::string v = r == p.rank ? (ok ? "1" : "0 " + reason) : kv.get(key + ".ok", r);
+    const std::string v = r == p.rank ? mine : kv.get(key + ".ok", r);
     if (v != "1") first_failure = "rank " + std::to_string(r) + ": " + (v.size() > 2 ? v.substr(2) : v);
   }
   if (!first_failure.empty()) {

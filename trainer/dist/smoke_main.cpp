@@ -1,8 +1,7 @@
 // dist-smoke: bootstrap check for a launch. Detects the process, exchanges a 128-byte blob (like an
 // NCCL unique id) and every rank's host through the KV store, then runs the CPU collective's allreduce
-// (float and double), broadcast and barrier, and prints one line per rank with what it saw (transport=
-// shm on one node, shm+tcp across nodes with several ranks each, tcp otherwise) and how long the two
-// allreduces took (allreduce_s).
+// (float and double), broadcast and barrier, and prints one line per rank with what it saw (transport:
+// comm.h's make_cpu_collective) and how long the two allreduces took (allreduce_s).
 //   dist-smoke [--rendezvous DIR] [--count N] [--exit-rank R]
 //   exit 0 ok, 1 wrong result, 2 bootstrap/collective error; --exit-rank R: rank R exits with 3 after
 //   the rendezvous instead of joining the allreduce (to test how a launch fails when a rank dies)
