@@ -1,17 +1,22 @@
 // The CPU backend: BertCpu forward/backward per micro-batch, gradient allreduce over the CPU
 // collective (clipping before or after it, optimizer.clip_after_allreduce), optim::Lamb in fp32.
+// Where the collective shards updates (shared memory on one node), each rank sums, clips and updates
+// only its run of whole tensors (optim/shards.h) and the ranks then gather the weights: the same
+// result as every rank updating everything, for a share of LAMB's time and memory.
 // run.precision bf16: the model's GEMMs take bf16 operands (oneDNN, gemm_bf16.h); weights, gradients,
 // activations and LAMB stay fp32.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/blas.h"
 #include "trainer/cpu/gemm.h"
 #include "trainer/optim/lamb.h"
+#include "trainer/optim/shards.h"
 #include "trainer/optim/schedule.h"
 #include "trainer/train_backend.h"
 #include "trainer/train_loop.h"
@@ -26,9 +31,13 @@ class CpuBackend final : public TrainBackend {
         layout_(ctx.layout),
         grads_(ctx.layout.total, 0.0f),
         model_(ctx.layout),
-        lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate}),
-        sched_(lr_schedule(ctx.cfg)),
-        coll_(ctx.coll) {
+        coll_(ctx.coll),
+        sharded_(coll_.size() > 1 && coll_.shards_updates()),
+        shards_(optim::shard_tensors(ctx.layout, sharded_ ? coll_.size() : 1)),
+        mine_(sharded_ ? coll_.rank() : 0),
+        lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate},
+              shards_.first_tensor[static_cast<size_t>(mine_)], shards_.first_tensor[static_cast<size_t>(mine_) + 1]),
+        sched_(lr_schedule(ctx.cfg)) {
     cpu::set_matmul_precision(cfg_.precision == "bf16" ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32);
   }
 
@@ -52,34 +61,47 @@ class CpuBackend final : public TrainBackend {
       seqs += st.sequences;
     }
     const int world = coll_.size();
+    // what multiplies each summed gradient in LAMB: the clipping factor, and 1/world for the average
     double factor = 1.0;
     if (world > 1) {
       if (!cfg_.clip_after_allreduce) {
-        const double local_norm = optim::global_grad_norm(layout_, grads_.data());
-        const double f = optim::clip_factor(local_norm);
-        for (float& g : grads_) g = static_cast<float>(g * f);
-        out.grad_norm = local_norm;
-      }
-      coll_.allreduce_sum(grads_.data(), grads_.size());
-      const float inv = 1.0f / static_cast<float>(world);
-      for (float& g : grads_) g *= inv;
-      if (cfg_.clip_after_allreduce) {
         out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
-        factor = optim::clip_factor(out.grad_norm);
+        const double f = optim::clip_factor(out.grad_norm);
+        if (f != 1.0)
+          for (float& g : grads_) g = static_cast<float>(g * f);
+      }
+      if (sharded_)
+        coll_.reduce_scatter_sum(grads_.data(), shards_.bounds);
+      else
+        coll_.allreduce_sum(grads_.data(), grads_.size());
+      factor = 1.0 / world;
+      if (cfg_.clip_after_allreduce) {
+        double sq = optim::sum_squares(grads_.data() + shards_.begin(mine_), shards_.end(mine_) - shards_.begin(mine_));
+        if (sharded_) coll_.allreduce_sum(&sq, 1);
+        out.grad_norm = std::sqrt(sq) * factor;
+        factor *= optim::clip_factor(out.grad_norm);
       }
     } else {
       out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
       factor = optim::clip_factor(out.grad_norm);
     }
-    double stats[3] = {loss_sum, seqs, g_stop_requested.load() ? 1.0 : 0.0};
-    coll_.allreduce_sum(stats, 3);
+    // a rank's norm before the allreduce is its own: every rank skips the update if any saw it non-finite
+    double stats[4] = {loss_sum, seqs, g_stop_requested.load() ? 1.0 : 0.0, std::isfinite(out.grad_norm) ? 0.0 : 1.0};
+    coll_.allreduce_sum(stats, 4);
     out.loss = stats[0] / world;
     out.sequences = static_cast<int64_t>(stats[1]);
     out.stop = stats[2] > 0;
     out.has_loss = true;
-    if (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm)) return true;  // caller stops; no update
+    if (!std::isfinite(out.loss) || stats[3] > 0) {  // caller stops; no update
+      if (std::isfinite(out.grad_norm)) out.grad_norm = std::numeric_limits<double>::quiet_NaN();
+      return true;
+    }
     // u into the gradients' buffer: the next step's first micro-batch overwrites it
     lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor, params16_.data(), grads_.data());
+    if (sharded_) {
+      coll_.allgather(params_.data(), shards_.byte_bounds(sizeof(float)));
+      if (params16_.data() != nullptr) coll_.allgather(params16_.data(), shards_.byte_bounds(sizeof(uint16_t)));
+    }
     return true;
   }
 
@@ -101,7 +123,8 @@ class CpuBackend final : public TrainBackend {
   std::string describe() const override {
     const std::string fp32 = std::string("fp32 (") + cpu::blas_library_name(cpu::blas_library()) + " sgemm)";
     return "cpu " + (cfg_.precision == "bf16" ? std::string("bf16 GEMMs (oneDNN)") : fp32) + ", threads " +
-           std::to_string(omp_get_max_threads());
+           std::to_string(omp_get_max_threads()) +
+           (sharded_ ? ", LAMB sharded over " + std::to_string(coll_.size()) + " ranks" : std::string());
   }
 
  private:
@@ -110,9 +133,12 @@ class CpuBackend final : public TrainBackend {
   std::vector<float> params_, grads_;
   cpu::Bf16Copy params16_;  // bf16 runs: the weights' bf16 copy, rounded by LAMB once per step
   cpu::BertCpu model_;
+  dist::Collective& coll_;
+  bool sharded_;          // this rank sums and updates its run of tensors only, then the ranks gather
+  optim::Shards shards_;  // one run per rank when sharded_, else one run of all tensors
+  int mine_;              // this rank's run
   optim::Lamb lamb_;
   optim::LrSchedule sched_;
-  dist::Collective& coll_;
   data::Batch batch_;
 };
 

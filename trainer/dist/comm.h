@@ -24,6 +24,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/user_error.h"
 
@@ -62,7 +63,20 @@ class Collective {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual const char* transport() const = 0;  // "none" (1 rank), "shm", "shm+tcp" or "tcp"
+
+  // Sharded updates: rank r owns [bounds[r], bounds[r+1]) of a buffer (bounds: size()+1 ascending
+  // offsets, the same on every rank). Whether they beat allreduce_sum here (shared memory: each rank
+  // sums and updates its own part only); without that a caller allreduces and updates everything.
+  virtual bool shards_updates() const { return false; }
+  // The sum over the ranks of each rank's own part, into that part of its buffer (each element summed
+  // as allreduce_sum sums it: the same bits); the rest of `data` is unspecified. Default: allreduce_sum.
+  virtual void reduce_scatter_sum(float* data, const std::vector<size_t>& bounds);
+  // Each rank's part of `data` (offsets in bytes) copied to every rank. Default: a broadcast per rank.
+  virtual void allgather(void* data, const std::vector<size_t>& byte_bounds);
 };
+
+// DistError unless `bounds` are size+1 ascending offsets from 0 (a sharded collective's parts).
+void check_shard_bounds(const std::vector<size_t>& bounds, int size);
 
 // DistError unless 0 <= root < size (a collective's broadcast).
 void check_broadcast_root(int root, int size);

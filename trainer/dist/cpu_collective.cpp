@@ -30,6 +30,25 @@ void check_broadcast_root(int root, int size) {
     throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size) + ")");
 }
 
+void check_shard_bounds(const std::vector<size_t>& bounds, int size) {
+  bool ok = bounds.size() == static_cast<size_t>(size) + 1 && bounds[0] == 0;
+  for (size_t r = 1; ok && r < bounds.size(); ++r) ok = bounds[r - 1] <= bounds[r];
+  if (!ok) throw DistError("a sharded collective needs " + std::to_string(size + 1) + " ascending offsets from 0, got " +
+                           std::to_string(bounds.size()));
+}
+
+void Collective::reduce_scatter_sum(float* data, const std::vector<size_t>& bounds) {
+  check_shard_bounds(bounds, size());
+  allreduce_sum(data, bounds.back());
+}
+
+void Collective::allgather(void* data, const std::vector<size_t>& byte_bounds) {
+  check_shard_bounds(byte_bounds, size());
+  for (int r = 0; r < size(); ++r)
+    broadcast(static_cast<char*>(data) + byte_bounds[static_cast<size_t>(r)],
+              byte_bounds[static_cast<size_t>(r) + 1] - byte_bounds[static_cast<size_t>(r)], r);
+}
+
 std::unique_ptr<Collective> make_cpu_collective(const ProcessInfo& p, KVStore& kv) {
   if (p.size == 1) return std::make_unique<NoopCollective>();
   const std::string transport = env_string("BERT_DIST_CPU_TRANSPORT").value_or("auto");

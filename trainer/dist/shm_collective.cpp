@@ -8,7 +8,8 @@
 // holds while it lives, an attached flag), then one slot of kSlotBytes per rank. An allreduce goes
 // through the data a slot-sized chunk at a time: everyone copies its chunk into its slot; each rank
 // sums its share of the elements over the slots in local-rank order into slot 0; everyone (or local
-// rank 0 alone) copies slot 0 out. A wait
+// rank 0 alone) copies slot 0 out. A reduce-scatter sums each owner's part the same way but only
+// the owner's piece, into its own buffer; an allgather passes each owner's piece through its slot. A wait
 // for peers that exceeds BERT_DIST_COLL_TIMEOUT_S, or finds a peer's mutex released (it exited) or
 // owner-dead (it crashed), is a DistError naming the peer.
 #include "trainer/dist/shm_collective.h"
@@ -183,6 +184,44 @@ class NodeGroup final : public ShmGroup {
     }
   }
 
+  // Each rank's slot holds a sub-slot per owner: a round copies the next piece of every other rank's
+  // part into them, then each owner sums its piece over the ranks in local-rank order (its own values
+  // from its buffer), the bits allreduce gives.
+  void reduce_scatter_sum(float* data, const Parts& parts) override {
+    const std::string what = "reduce-scatter of " + std::to_string(total_of(parts)) + " float";
+    const size_t piece = kSlotBytes / static_cast<size_t>(size_) / sizeof(float) / 16 * 16;
+    const auto sub = [&](int rank, int owner) {
+      return reinterpret_cast<float*>(seg_->slot(rank)) + piece * static_cast<size_t>(owner);
+    };
+    std::vector<const float*> src(static_cast<size_t>(size_));
+    for (size_t at = 0; at < longest(parts); at += piece) {
+      barrier_for(what);  // every owner has summed the previous pieces
+      for (int o = 0; o < size_; ++o) {
+        const auto [lo, hi] = piece_of(parts[static_cast<size_t>(o)], at, piece);
+        if (o != me_ && hi > lo) std::memcpy(sub(me_, o), data + lo, (hi - lo) * sizeof(float));
+      }
+      barrier_for(what);
+      const auto [lo, hi] = piece_of(parts[static_cast<size_t>(me_)], at, piece);
+      for (int r = 0; r < size_; ++r) src[static_cast<size_t>(r)] = r == me_ ? data + lo : sub(r, me_);
+      sum_in_order(src, data + lo, hi - lo);
+    }
+  }
+
+  void allgather(void* data, const Parts& byte_parts) override {
+    const std::string what = "allgather of " + std::to_string(total_of(byte_parts)) + " bytes";
+    char* out = static_cast<char*>(data);
+    for (size_t at = 0; at < longest(byte_parts); at += kSlotBytes) {
+      barrier_for(what);  // everyone has read the previous pieces
+      const auto [lo, hi] = piece_of(byte_parts[static_cast<size_t>(me_)], at, kSlotBytes);
+      if (hi > lo) std::memcpy(seg_->slot(me_), out + lo, hi - lo);
+      barrier_for(what);
+      for (int o = 0; o < size_; ++o) {
+        const auto [olo, ohi] = piece_of(byte_parts[static_cast<size_t>(o)], at, kSlotBytes);
+        if (o != me_ && ohi > olo) std::memcpy(out + olo, seg_->slot(o), ohi - olo);
+      }
+    }
+  }
+
   void barrier() override { barrier_for("barrier"); }
   const std::vector<int>& node_of() const override { return node_of_; }
   const std::vector<int>& local_of() const override { return local_of_; }
@@ -262,6 +301,36 @@ class NodeGroup final : public ShmGroup {
     }
   }
 
+  static size_t longest(const Parts& parts) {
+    size_t n = 0;
+    for (const auto& [lo, hi] : parts) n = std::max(n, hi - lo);
+    return n;
+  }
+  static size_t total_of(const Parts& parts) {
+    size_t n = 0;
+    for (const auto& [lo, hi] : parts) n += hi - lo;
+    return n;
+  }
+  // [at, at + piece) of a part, as offsets into the buffer (empty past its end).
+  static std::pair<size_t, size_t> piece_of(const std::pair<size_t, size_t>& part, size_t at, size_t piece) {
+    const size_t lo = std::min(part.first + at, part.second);
+    return {lo, std::min(lo + piece, part.second)};
+  }
+  // out[i] = ((src[0][i] + src[1][i]) + src[2][i]) + ..., through an L1 tile (out may be one of src).
+  static void sum_in_order(const std::vector<const float*>& src, float* out, size_t n) {
+    constexpr size_t kTile = 1024;
+    float tile[kTile];
+    for (size_t at = 0; at < n; at += kTile) {
+      const size_t len = std::min(kTile, n - at);
+      std::memcpy(tile, src[0] + at, len * sizeof(float));
+      for (size_t r = 1; r < src.size(); ++r) {
+        const float* x = src[r] + at;
+        for (size_t i = 0; i < len; ++i) tile[i] += x[i];
+      }
+      std::memcpy(out + at, tile, len * sizeof(float));
+    }
+  }
+
   int me_, size_;
   std::vector<int> node_of_, local_of_, members_;  // members_: the job ranks of local ranks 0, 1, ...
   std::unique_ptr<Segment> seg_;
@@ -284,8 +353,25 @@ class ShmCollective final : public Collective {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   const char* transport() const override { return "shm"; }
+  bool shards_updates() const override { return true; }
+  void reduce_scatter_sum(float* data, const std::vector<size_t>& bounds) override {
+    group_->reduce_scatter_sum(data, local_parts(bounds));
+  }
+  void allgather(void* data, const std::vector<size_t>& byte_bounds) override {
+    group_->allgather(data, local_parts(byte_bounds));
+  }
 
  private:
+  // Job rank r's part, at its local rank's index.
+  ShmGroup::Parts local_parts(const std::vector<size_t>& bounds) const {
+    check_shard_bounds(bounds, size_);
+    ShmGroup::Parts parts(static_cast<size_t>(size_));
+    for (int r = 0; r < size_; ++r)
+      parts[static_cast<size_t>(group_->local_of()[static_cast<size_t>(r)])] = {bounds[static_cast<size_t>(r)],
+                                                                                bounds[static_cast<size_t>(r) + 1]};
+    return parts;
+  }
+
   int rank_, size_;
   std::unique_ptr<ShmGroup> group_;
 };

@@ -64,18 +64,27 @@ int64_t blocks_of(int64_t n) { return (n + kBlock - 1) / kBlock; }
 
 }  // namespace
 
-double global_grad_norm(const model::ParamLayout& layout, const float* grads) {
-  const auto n = static_cast<int64_t>(layout.total);
+double sum_squares(const float* x, size_t count) {
+  const auto n = static_cast<int64_t>(count);
   double s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s)
-  for (int64_t b = 0; b < blocks_of(n); ++b)
-    s += sum_squares_block(grads + b * kBlock, std::min(kBlock, n - b * kBlock));
-  return std::sqrt(s);
+  for (int64_t b = 0; b < blocks_of(n); ++b) s += sum_squares_block(x + b * kBlock, std::min(kBlock, n - b * kBlock));
+  return s;
 }
 
-Lamb::Lamb(const model::ParamLayout& layout, LambHyper hyper)
-    : layout_(layout), h_(hyper), m_(layout.total, 0.0f), v_(layout.total, 0.0f) {
-  for (size_t t = 0; t < layout.tensors.size(); ++t) {
+double global_grad_norm(const model::ParamLayout& layout, const float* grads) {
+  return std::sqrt(sum_squares(grads, layout.total));
+}
+
+Lamb::Lamb(const model::ParamLayout& layout, LambHyper hyper, size_t first_tensor, size_t end_tensor)
+    : layout_(layout), h_(hyper) {
+  end_tensor = std::min(end_tensor, layout.tensors.size());
+  if (first_tensor >= end_tensor) return;
+  base_ = layout.tensors[first_tensor].offset;
+  const model::ParamInfo& last = layout.tensors[end_tensor - 1];
+  m_.assign(last.offset + last.size - base_, 0.0f);
+  v_.assign(m_.size(), 0.0f);
+  for (size_t t = first_tensor; t < end_tensor; ++t) {
     const auto n = static_cast<int64_t>(layout.tensors[t].size);
     for (int64_t at = 0; at < n; at += kBlock) blocks_.push_back({static_cast<int>(t), at, std::min(kBlock, n - at)});
   }
@@ -105,7 +114,8 @@ void Lamb::step(float* params, const float* grads, double lr, double grad_factor
     thread_local float scratch[kBlock];  // u when the caller gives no buffer for it: L1, then dropped
     float* u = updates ? updates + at : scratch;
     float sw = 0, su = 0;
-    moments_block(coeffs(p), grads + at, m_.data() + at, v_.data() + at, params + at, u, bl.count, sw, su);
+    moments_block(coeffs(p), grads + at, m_.data() + (at - base_), v_.data() + (at - base_), params + at, u, bl.count,
+                  sw, su);
     partial_[2 * static_cast<size_t>(i)] = sw;
     partial_[2 * static_cast<size_t>(i) + 1] = su;
   }
@@ -130,7 +140,7 @@ void Lamb::step(float* params, const float* grads, double lr, double grad_factor
       if (updates)
         apply_stored_block(updates + at, params + at, bl.count, scale);
       else
-        apply_block(coeffs(p), m_.data() + at, v_.data() + at, params + at, bl.count, scale);
+        apply_block(coeffs(p), m_.data() + (at - base_), v_.data() + (at - base_), params + at, bl.count, scale);
       // The block's bf16 copy, right after its update while it is in L1. Nothing reads it before the
       // next forward, so it goes past the cache.
       if (params_bf16) cpu::round_to_bf16_stream(params + at, params_bf16 + at, static_cast<size_t>(bl.count));

@@ -9,6 +9,7 @@
 // (moments + per-block norms, then the update with u recomputed or, given a buffer, read back); the
 // norms are summed in double over blocks in a fixed order (independent of the thread count).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -20,17 +21,20 @@ struct LambHyper {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-6, weight_decay = 0.01;
 };
 
-// ‖g‖₂ over every tensor of the layout (alignment gaps are zero anyway): float lanes per block of
-// 2048, blocks summed in double.
+// Σx² over x[0, n): float lanes per block of 2048, blocks summed in double.
+double sum_squares(const float* x, size_t n);
+// ‖g‖₂ over every tensor of the layout (alignment gaps are zero anyway).
 double global_grad_norm(const model::ParamLayout& layout, const float* grads);
 // Reference clipping factor: 1 / max(norm / max_norm, 1).
 inline double clip_factor(double norm, double max_norm = 1.0) { return norm > max_norm ? max_norm / norm : 1.0; }
 
 class Lamb {
  public:
-  Lamb(const model::ParamLayout& layout, LambHyper hyper);
+  // Updates tensors [first_tensor, end_tensor) of the layout (a rank's run: shards.h), all by default;
+  // the moments are kept for those only.
+  Lamb(const model::ParamLayout& layout, LambHyper hyper, size_t first_tensor = 0, size_t end_tensor = SIZE_MAX);
 
-  // One update with learning rate `lr`; each gradient is multiplied by `grad_factor` first
+  // One update with learning rate `lr` of the run's tensors (the buffers are the whole layout's); each gradient is multiplied by `grad_factor` first
   // (the clipping factor). Increments the step counter. With params_bf16, the same pass writes the
   // bf16 rounding of every updated weight there (the copy bf16 GEMMs read: cpu/bf16_copy.h), with
   // non-temporal stores: nothing reads it before the next forward.
@@ -43,12 +47,15 @@ class Lamb {
 
   int64_t steps_done() const { return t_; }
   void set_state(int64_t steps_done) { t_ = steps_done; }  // tests and restarts
+  // The run's moments: element i is the layout's element first_element() + i.
   std::vector<float>& m() { return m_; }
   std::vector<float>& v() { return v_; }
+  size_t first_element() const { return base_; }
 
  private:
   const model::ParamLayout& layout_;
   LambHyper h_;
+  size_t base_ = 0;  // the run's first element in the flat buffer
   std::vector<float> m_, v_;
   struct Block {
     int tensor;

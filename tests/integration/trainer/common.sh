@@ -79,13 +79,14 @@ run: {seed: 5, $3, rendezvous_dir: $WORK/rdv}
 YAML
 }
 
-# run_two_ranks CONFIG WEIGHTS: `trainer --benchmark 4` as ranks 0 and 1 of a local launch (rank 0
-# saves WEIGHTS); their outputs in $WORK/two_<rank>.out.
+# run_two_ranks CONFIG WEIGHTS [TRANSPORT]: `trainer --benchmark 4` as ranks 0 and 1 of a local launch
+# (rank 0 saves WEIGHTS), the CPU collective's BERT_DIST_CPU_TRANSPORT (default auto); their outputs in
+# $WORK/two_<rank>.out.
 run_two_ranks() {
-  mkdir -p "$WORK/rdv"
+  rm -rf "$WORK/rdv" && mkdir -p "$WORK/rdv"
   local pids=() r
   for r in 0 1; do
-    RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 NODE_RANK=0 \
+    BERT_DIST_CPU_TRANSPORT=${3:-auto} RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 NODE_RANK=0 \
       "$TRAINER" --config "$1" --benchmark 4 --save-weights "$2" > "$WORK/two_$r.out" 2>&1 &
     pids+=($!)
   done

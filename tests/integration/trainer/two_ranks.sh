@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# Data parallelism: 2 ranks x batch B (Gloo allreduce over a file rendezvous, the local launcher's
-# environment) end with the same weights as 1 rank x batch 2B after k steps, for both clipping orders
-# where they must agree (clip after the allreduce). Dropout is off (bert_config.json) because its
-# stream includes the rank. Usage: two_ranks.sh TRAINER PYTHON
+# Data parallelism: 2 ranks x batch B (a local launch over a file rendezvous) end with the same weights
+# as 1 rank x batch 2B after k steps (clipping after the allreduce, where the two must agree), through
+# shared memory (the default on one node: each rank updates its run of tensors, then they gather) and
+# through Gloo TCP (every rank updates everything). In bf16 with clipping before the allreduce the two
+# transports must give the same bits: a weight or bf16 copy not gathered would show. Dropout is off
+# (bert_config.json) because its stream includes the rank. Usage: two_ranks.sh TRAINER PYTHON
 TRAINER=$1 PYTHON=$2
 source "$(dirname "$0")/common.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+COMPARE="$(dirname "$0")/compare_weights.py"
 data_parallel_config "$WORK/one.yaml" 8 "threads: 1"
 data_parallel_config "$WORK/two.yaml" 4 "threads: 1"
 "$TRAINER" --config "$WORK/one.yaml" --benchmark 4 --save-weights "$WORK/one.h5" > "$WORK/one.out" 2>&1 \
   || { cat "$WORK/one.out" >&2; fail "1 rank run failed"; }
-run_two_ranks "$WORK/two.yaml" "$WORK/two.h5"
+for transport in shm tcp; do
+  run_two_ranks "$WORK/two.yaml" "$WORK/two_$transport.h5" $transport
+  grep -q "(allreduce: $transport)" "$WORK/two_0.out" || { cat "$WORK/two_0.out" >&2; fail "rank 0 did not use $transport"; }
+  sharded=no && grep -q "LAMB sharded over 2 ranks" "$WORK/two_0.out" && sharded=yes
+  [ "$sharded" = "$([ $transport = shm ] && echo yes || echo no)" ] || fail "$transport: LAMB sharded: $sharded"
+  "$PYTHON" "$COMPARE" "$WORK/two_$transport.h5" "$WORK/one.h5" 1e-4 || fail "2 x B ($transport) and 1 x 2B weights differ"
+done
 cat "$WORK/one.out" "$WORK/two_0.out"
-"$PYTHON" "$(dirname "$0")/compare_weights.py" "$WORK/two.h5" "$WORK/one.h5" 1e-4 || fail "2 x B and 1 x 2B weights differ"
 # The comparison can fail: 1 rank x B (half the global batch) must NOT match.
 "$TRAINER" --config "$WORK/two.yaml" --benchmark 4 --save-weights "$WORK/half.h5" > /dev/null 2>&1 || fail "half run failed"
-if "$PYTHON" "$(dirname "$0")/compare_weights.py" "$WORK/half.h5" "$WORK/one.h5" 1e-4 > /dev/null 2>&1; then
+if "$PYTHON" "$COMPARE" "$WORK/half.h5" "$WORK/one.h5" 1e-4 > /dev/null 2>&1; then
   fail "1 x B matched 1 x 2B: the comparison cannot tell batches apart"
 fi
-echo "ok: 2 ranks x B == 1 rank x 2B after 5 steps (gradient accumulation 2)"
+echo "ok: 2 ranks x B == 1 rank x 2B after 5 steps (gradient accumulation 2), shared memory and TCP"
+
+data_parallel_config "$WORK/bf16.yaml" 4 "threads: 1, precision: bf16"
+sed -i 's/clip_after_allreduce: true/clip_after_allreduce: false/' "$WORK/bf16.yaml"
+if ! "$TRAINER" --config "$WORK/bf16.yaml" --benchmark 1 > "$WORK/probe.out" 2>&1; then
+  grep -q "run.precision" "$WORK/probe.out" || { cat "$WORK/probe.out" >&2; fail "bf16 run failed"; }
+  echo "bf16 part skipped: $(grep run.precision "$WORK/probe.out")"
+  exit 0
+fi
+for transport in shm tcp; do run_two_ranks "$WORK/bf16.yaml" "$WORK/bf16_$transport.h5" $transport; done
+"$PYTHON" "$COMPARE" "$WORK/bf16_shm.h5" "$WORK/bf16_tcp.h5" 0 || fail "bf16: shared memory (sharded) and TCP weights differ"
+echo "ok: bf16, 2 ranks: shared memory (sharded updates) == TCP (replicated), bit for bit"

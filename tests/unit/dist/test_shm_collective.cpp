@@ -1,6 +1,6 @@
 // The shared-memory collective between real processes (fork) over the file rendezvous: the sums (the
 // same bits on every rank, in rank order), chunking past one slot, broadcast, a peer that exits or
-// dies, nothing left in /dev/shm, the fallback to TCP when the ranks cannot share a segment, two
+// dies, nothing left in /dev/shm, the sharded pair (reduce-scatter, allgather; Gloo's defaults too), the fallback to TCP when the ranks cannot share a segment, two
 // emulated nodes (shared memory within each, TCP between them), and BERT_DIST_CPU_TRANSPORT.
 #include <doctest/doctest.h>
 #include <sched.h>
@@ -18,6 +18,7 @@
 #include "tests/unit/dist/env_guard.h"
 #include "tests/unit/dist/fork_ranks.h"
 #include "trainer/dist/comm.h"
+#include "trainer/dist/gloo_collective.h"
 #include "trainer/dist/shm_collective.h"
 
 using namespace bert::dist;
@@ -107,6 +108,56 @@ TEST_CASE("shared memory: sums in rank order, the same bits on every rank, acros
     });
     INFO("exit codes: ", codes[0], " ", codes[1], " ", codes.back());
     CHECK(codes == zeros(size));
+    fs::remove_all(dir);
+  }
+}
+
+TEST_CASE("sharded: each rank's part gets allreduce's bits, then every part reaches every rank") {
+  const size_t n = 5000003;  // parts over several pieces of a slot, one part empty (size 3)
+  struct Case {
+    int size;
+    const char* transport;
+    std::vector<size_t> bounds;
+  };
+  for (const Case& k : {Case{2, "shm", {0, 1234567, n}}, Case{3, "shm", {0, 3000001, 3000001, n}},
+                        Case{3, "tcp", {0, 10, 2000000, n}}}) {
+    CAPTURE(k.size);
+    CAPTURE(k.transport);
+    const fs::path dir = fresh_dir(std::string("shard-") + k.transport + std::to_string(k.size));
+    const auto make = [&](const ProcessInfo& p, KVStore& kv) {
+      return std::string(k.transport) == "shm" ? shm_or_null(p, kv) : make_gloo_collective(p, kv);
+    };
+    auto codes = fork_ranks(k.size, [&](int rank) {
+      return as_local_rank(rank, k.size, dir, make, [&](Collective& c) {
+        if (c.shards_updates() != (std::string(k.transport) == "shm")) return 4;
+        std::vector<float> x = input_of(rank, n), expect = x;
+        c.allreduce_sum(expect.data(), n);  // its bits (shared memory: the rank-order sum, tested above)
+        c.reduce_scatter_sum(x.data(), k.bounds);
+        const size_t lo = k.bounds[static_cast<size_t>(rank)], hi = k.bounds[static_cast<size_t>(rank) + 1];
+        if (std::memcmp(x.data() + lo, expect.data() + lo, (hi - lo) * sizeof(float)) != 0) return 1;
+        std::vector<size_t> bytes = k.bounds;
+        for (size_t& b : bytes) b *= sizeof(float);
+        c.allgather(x.data(), bytes);
+        if (std::memcmp(x.data(), expect.data(), n * sizeof(float)) != 0) return 2;
+        // bytes at odd offsets: each rank's part of a uint16 buffer holds its rank
+        std::vector<uint16_t> h(n, 0xffff);
+        for (size_t i = lo; i < hi; ++i) h[i] = static_cast<uint16_t>(rank);
+        for (size_t& b : bytes) b /= 2;
+        c.allgather(h.data(), bytes);
+        for (int r = 0; r < k.size; ++r)
+          for (size_t i = k.bounds[static_cast<size_t>(r)]; i < k.bounds[static_cast<size_t>(r) + 1]; ++i)
+            if (h[i] != r) return 3;
+        try {
+          c.reduce_scatter_sum(x.data(), {0, n});  // one offset short
+          return 6;
+        } catch (const DistError& e) {
+          if (std::string(e.what()).find("ascending offsets") == std::string::npos) return 7;
+        }
+        return 0;
+      });
+    });
+    INFO("exit codes: ", codes[0], " ", codes[1], " ", codes.back());
+    CHECK(codes == zeros(k.size));
     fs::remove_all(dir);
   }
 }

@@ -3,11 +3,14 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "tests/unit/trainer/h5_fixture.h"
 #include "trainer/cpu/gemm_bf16.h"
 #include "trainer/optim/lamb.h"
+#include "trainer/optim/shards.h"
 
 using namespace bert;
 
@@ -152,4 +155,57 @@ TEST_CASE("LAMB with its updates stored (in the gradients' own buffer) gives the
   CHECK(t.plain.m() == t.other.m());
   CHECK(t.plain.v() == t.other.v());
   CHECK(t.q != t.p0);
+}
+
+TEST_CASE("shards: runs of whole tensors, covering the layout once, as even as the tensors allow") {
+  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("base"));
+  for (int parts : {1, 2, 3, 8}) {
+    CAPTURE(parts);
+    const optim::Shards s = optim::shard_tensors(layout, parts);
+    REQUIRE(s.bounds.size() == static_cast<size_t>(parts) + 1);
+    CHECK(s.bounds.front() == 0);
+    CHECK(s.bounds.back() == layout.total);
+    CHECK(s.first_tensor.back() == layout.tensors.size());
+    for (int r = 0; r < parts; ++r) {
+      CHECK(s.begin(r) <= s.end(r));
+      if (s.first_tensor[static_cast<size_t>(r)] < layout.tensors.size())
+        CHECK(s.begin(r) == layout.tensors[s.first_tensor[static_cast<size_t>(r)]].offset);
+    }
+    // base: the largest tensor (word embeddings, 23.4M of 110M) bounds the imbalance only with 8 runs
+    size_t largest = 0;
+    for (int r = 0; r < parts; ++r) largest = std::max(largest, s.end(r) - s.begin(r));
+    if (parts <= 3) CHECK(static_cast<double>(largest) < 1.1 * static_cast<double>(layout.total) / parts);
+  }
+  CHECK(optim::shard_tensors(layout, 2).byte_bounds(2)[1] == 2 * optim::shard_tensors(layout, 2).bounds[1]);
+}
+
+TEST_CASE("LAMB over each run of tensors, then put together, gives the bits of LAMB over all of them") {
+  TwinLambs t;
+  const optim::Shards s = optim::shard_tensors(t.layout, 3);
+  std::vector<std::unique_ptr<optim::Lamb>> runs;
+  for (int r = 0; r < 3; ++r)
+    runs.push_back(std::make_unique<optim::Lamb>(t.layout, optim::LambHyper{}, s.first_tensor[static_cast<size_t>(r)],
+                                                 s.first_tensor[static_cast<size_t>(r) + 1]));
+  std::vector<uint16_t> p16(t.layout.total, 0), q16(t.layout.total, 0);
+  for (int step = 0; step < 3; ++step) {
+    t.plain.step(t.p.data(), t.g.data(), 1e-3, 0.5, p16.data());
+    // each run updates its part of its own copy of the weights (as a rank does), then the parts are gathered
+    std::vector<float> gathered(t.q.size());
+    for (int r = 0; r < 3; ++r) {
+      std::vector<float> mine = t.q;
+      runs[static_cast<size_t>(r)]->step(mine.data(), t.g.data(), 1e-3, 0.5, q16.data());
+      std::copy(mine.begin() + static_cast<std::ptrdiff_t>(s.begin(r)), mine.begin() + static_cast<std::ptrdiff_t>(s.end(r)),
+                gathered.begin() + static_cast<std::ptrdiff_t>(s.begin(r)));
+    }
+    t.q = gathered;
+  }
+  CHECK(t.p == t.q);
+  CHECK(p16 == q16);
+  CHECK(t.q != t.p0);
+  // the moments are the run's only (its last tensor's end: the alignment gap after it is not kept)
+  CHECK(runs[1]->first_element() == s.begin(1));
+  CHECK(runs[1]->m().size() <= s.end(1) - s.begin(1));
+  CHECK(runs[1]->m().size() + model::kParamAlign > s.end(1) - s.begin(1));
+  for (size_t i = 0; i < runs[1]->m().size(); ++i)
+    if (runs[1]->m()[i] != t.plain.m()[s.begin(1) + i]) FAIL("moment " << i << " of run 1 differs");
 }
