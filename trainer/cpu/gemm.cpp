@@ -118,6 +118,18 @@ void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const ui
   gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+void gemm_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+               const float* bias, float* c, int ldc) {
+  if (m == 0 || n == 0) return;
+  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16) {
+    const Counted counted(ta, tb, m, n, k);
+    return gemm_bf16_bias(ta, tb, m, n, k, a, lda, b, ldb, bias, c, ldc);
+  }
+#pragma omp parallel for schedule(static)
+  for (int r = 0; r < m; ++r) std::copy(bias, bias + n, c + static_cast<size_t>(r) * ldc);
+  gemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc);
+}
+
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc) {
   for (int i = 0; i < m; ++i)

@@ -16,6 +16,10 @@ void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const fl
 // The same with A already rounded to bf16 by its producer (bf16 matmul precision only).
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b,
                     int ldb, float beta, float* c, int ldc);
+// C = op(A)·op(B) + bias (bias[n] added to every row): bf16 adds it in the product's epilogue
+// (gemm_bf16_bias), fp32 fills C's rows with it and adds the product (beta 1). Counted as gemm().
+void gemm_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+               const float* bias, float* c, int ldc);
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc);
 

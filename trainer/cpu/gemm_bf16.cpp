@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "trainer/cpu/bf16_round.h"
@@ -60,15 +61,16 @@ struct Key {
   bool ta, tb;
   int m, n, k, lda, ldb, ldc;
   float alpha, beta;
+  bool bias;
   bool operator<(const Key& o) const {
-    return std::tie(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta) <
-           std::tie(o.ta, o.tb, o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.alpha, o.beta);
+    return std::tie(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, bias) <
+           std::tie(o.ta, o.tb, o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.alpha, o.beta, o.bias);
   }
 };
 
 struct Prim {
   dnnl::matmul mm;
-  dnnl::memory::desc a, b, c, scratch;
+  dnnl::memory::desc a, b, bias, c, scratch;
 };
 
 }  // namespace
@@ -107,9 +109,10 @@ bool cpu_has_bf16_matmul(std::string* isa) {
 
 namespace {
 
-// A is `a_bf16` (already bf16) when given, else the fp32 `a`.
+// A is `a_bf16` (already bf16) when given, else the fp32 `a`. With `bias` (fp32, n), oneDNN adds it to
+// every row of the product as it writes C (beta must be 0).
 void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, const uint16_t* a_bf16, int lda,
-                     const float* b, int ldb, float beta, float* c, int ldc) {
+                     const float* b, int ldb, float beta, float* c, int ldc, const float* bias = nullptr) {
   if (m == 0 || n == 0) return;
   if (ldc != n) {
     // oneDNN takes its AMX kernels only for a dense C (a strided one, e.g. a head's slice of a
@@ -119,7 +122,7 @@ void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const f
     if (beta != 0.0f)
       for (int i = 0; i < m; ++i)
         std::memcpy(dense.data() + static_cast<size_t>(i) * n, c + static_cast<size_t>(i) * ldc, sizeof(float) * n);
-    gemm_bf16_any_a(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, ldb, beta, dense.data(), n);
+    gemm_bf16_any_a(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, ldb, beta, dense.data(), n, bias);
     for (int i = 0; i < m; ++i)
       std::memcpy(c + static_cast<size_t>(i) * ldc, dense.data() + static_cast<size_t>(i) * n, sizeof(float) * n);
     return;
@@ -133,12 +136,13 @@ void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const f
   if (!bm16) pack(b, ldb, tb, k, n, b16), ldb = tb ? k : n;
   // One primitive per shape, made once: building a primitive descriptor searches the implementations
   // each time (oneDNN's own cache only saves the JIT), and a step repeats the same ~20 shapes.
-  const Key key{ta, tb, m, n, k, lda, ldb, ldc, alpha, beta};
+  const Key key{ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, bias != nullptr};
   thread_local std::map<Key, Prim> cache;
   auto it = cache.find(key);
   if (it == cache.end()) {
     const dnnl::memory::desc ad = operand(m, k, ta, lda, dt::bf16), bd = operand(k, n, tb, ldb, dt::bf16);
     const dnnl::memory::desc cd({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
+    const dnnl::memory::desc biasd = bias ? dnnl::memory::desc({1, n}, dt::f32, dnnl::memory::dims{n, 1}) : dnnl::memory::desc();
     dnnl::primitive_attr attr;
     // Our scratchpad, kept across calls: oneDNN's own is allocated per execution, and the fresh pages
     // cost more (page faults) than a small GEMM.
@@ -149,8 +153,9 @@ void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const f
       po.append_sum(beta);
       attr.set_post_ops(po);
     }
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, engine());
-    it = cache.emplace(key, Prim{dnnl::matmul(pd), ad, bd, cd, pd.scratchpad_desc()}).first;
+    const dnnl::matmul::primitive_desc pd(bias ? dnnl::matmul::desc(ad, bd, biasd, cd) : dnnl::matmul::desc(ad, bd, cd),
+                                          attr, engine());
+    it = cache.emplace(key, Prim{dnnl::matmul(pd), ad, bd, biasd, cd, pd.scratchpad_desc()}).first;
   }
   const Prim& p = it->second;
   thread_local std::vector<uint8_t> scratch;
@@ -159,7 +164,10 @@ void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const f
   dnnl::memory sm(p.scratch, engine(), scratch.data());
   dnnl::memory am(p.a, engine(), const_cast<uint16_t*>(am16 ? am16 : a16.data())),
       bm(p.b, engine(), const_cast<uint16_t*>(bm16 ? bm16 : b16.data())), cm(p.c, engine(), c);
-  p.mm.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}, {DNNL_ARG_SCRATCHPAD, sm}});
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}, {DNNL_ARG_SCRATCHPAD, sm}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, engine(), const_cast<float*>(bias)));
+  p.mm.execute(s, args);
   s.wait();
 }
 
@@ -173,6 +181,11 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* 
 void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b, int ldb,
                float beta, float* c, int ldc) {
   gemm_bf16_any_a(ta, tb, m, n, k, alpha, nullptr, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm_bf16_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                    const float* bias, float* c, int ldc) {
+  gemm_bf16_any_a(ta, tb, m, n, k, 1.0f, a, nullptr, lda, b, ldb, 0.0f, c, ldc, bias);
 }
 
 }  // namespace bert::cpu

@@ -13,6 +13,9 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* 
 // probabilities): read as is, no rounding.
 void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b, int ldb,
                float beta, float* c, int ldc);
+// C = op(A)·op(B) + bias, the fp32 bias[n] added to every row in oneDNN's epilogue (no pass over C first).
+void gemm_bf16_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                    const float* bias, float* c, int ldc);
 
 // Whether this CPU has bf16 matrix instructions oneDNN uses (avx512_bf16 or AMX-BF16); `isa` gets
 // oneDNN's name of the instruction set it will use.

@@ -11,10 +11,7 @@
 namespace bert::cpu {
 
 void linear_forward(const float* x, const float* w, const float* b, float* y, int t, int in, int out) {
-#pragma omp parallel for schedule(static)
-  for (int r = 0; r < t; ++r)
-    for (int j = 0; j < out; ++j) y[static_cast<size_t>(r) * out + j] = b[j];
-  gemm(false, false, t, out, in, 1.0f, x, in, w, out, 1.0f, y, out);
+  gemm_bias(false, false, t, out, in, x, in, w, out, b, y, out);
 }
 
 void add_column_sums(const float* dy, float* db, int t, int n, bool accumulate) {

@@ -133,6 +133,33 @@ TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose,
       }
 }
 
+TEST_CASE("gemm_bias: the bias in oneDNN's epilogue gives the bits of C filled with it and beta 1; fp32 likewise") {
+  const int m = 37, n = 70, k = 300;
+  std::mt19937 g(4);
+  std::normal_distribution<float> d(0, 1);
+  std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n), bias(n);
+  for (std::vector<float>* v : {&a, &b, &bias})
+    for (auto& x : *v) x = d(g);
+  for (const auto precision : {cpu::MatmulPrecision::fp32, cpu::MatmulPrecision::bf16}) {
+    if (precision == cpu::MatmulPrecision::bf16 && !have_bf16()) continue;
+    CAPTURE(precision == cpu::MatmulPrecision::bf16);
+    cpu::set_matmul_precision(precision);
+    const int ldc = n + 2;  // the dense-scratch path too (bf16)
+    for (const int ld : {n, ldc}) {
+      std::vector<float> c(static_cast<size_t>(m) * ld, -7.0f), filled(c.size(), -7.0f);
+      cpu::gemm_bias(false, false, m, n, k, a.data(), k, b.data(), n, bias.data(), c.data(), ld);
+      for (int i = 0; i < m; ++i) std::copy(bias.begin(), bias.end(), filled.begin() + static_cast<std::ptrdiff_t>(i) * ld);
+      cpu::gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 1.0f, filled.data(), ld);
+      CHECK(c == filled);
+      std::vector<float> ref(c.size(), -7.0f);
+      for (int i = 0; i < m; ++i) std::copy(bias.begin(), bias.end(), ref.begin() + static_cast<std::ptrdiff_t>(i) * ld);
+      cpu::gemm_ref(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 1.0f, ref.data(), ld);
+      CHECK(test::rel_error(c, ref) < (precision == cpu::MatmulPrecision::bf16 ? 1e-2 : 1e-5));
+    }
+  }
+  cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
+}
+
 TEST_CASE("round_to_bf16_with_column_sums: the rounding's bits, the column sums, the same at 1 and 2 threads") {
   const int t = 300, n = 700;  // blocks of 32 rows and a partial one
   std::mt19937 g(17);
