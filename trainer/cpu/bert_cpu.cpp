@@ -73,8 +73,10 @@ struct BertCpu::State {
   Bf16Copy x16;  // bf16 runs: an operand several GEMMs read in a row, rounded once (ScopedBf16)
   // bf16 runs: each layer's GEMM inputs rounded once in forward and kept, registered, for backward's
   // dW products (the layer input, its query rows in the last layer, the attention output, h1, the GELU
-  // output). Released when the layer's backward is done, or at the next forward.
-  enum Kept { kX, kXq, kCtx, kH1, kAct, kKept };
+  // output) and for attention's per-head products in both directions (Q, K, V: else each head's slice
+  // is rounded at every product, twice a step). Released when the layer's backward is done, or at the
+  // next forward.
+  enum Kept { kX, kXq, kCtx, kH1, kAct, kQ, kK, kV, kKept };
   std::unique_ptr<Bf16Copy[]> kept;
   Bf16Copy& kept16(int layer, Kept which) { return kept[static_cast<size_t>(layer) * kKept + which]; }
   void release_kept(int layer) {
@@ -245,6 +247,11 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
     linear_forward(xq, P + o.q_w, P + o.q_b, a.q.data(), n, H, H);
     linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
     linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
+    if (bf16) {
+      st.kept16(l, State::kQ).refresh(a.q.data(), nH);
+      st.kept16(l, State::kK).refresh(a.k.data(), TH);
+      st.kept16(l, State::kV).refresh(a.v.data(), TH);
+    }
     attention_forward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), a.ctx.data(),
                       stream(l, 0), pa, a.kept_dropped(bf16));
     if (bf16) st.kept16(l, State::kCtx).refresh(a.ctx.data(), nH);
@@ -391,8 +398,12 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     std::memcpy(dxq, dres, sizeof(float) * nH);  // residual path into the layer input
     dropout_backward(dres, dres, a.akeep.data(), nH, ph);
     linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, acc);
-    attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
-                       st.dq.data(), st.dk.data(), st.dv.data(), pa, a.kept_dropped(bf16));
+    {
+      // bf16: the attention output's gradient is read by two products per head (dV, and dP)
+      const ScopedBf16 round_once(st.x16, st.dctx_buf.data(), nH);
+      attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
+                         st.dq.data(), st.dk.data(), st.dv.data(), pa, a.kept_dropped(bf16));
+    }
     linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H, acc);
     for (size_t i = 0; i < nH; ++i) dxq[i] += dh1[i];
     // K and V read every row: in the last layer dx becomes [T, H] here, and the query rows join it.
