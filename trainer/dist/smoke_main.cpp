@@ -1,12 +1,13 @@
 // dist-smoke: bootstrap check for a launch. Detects the process, exchanges a 128-byte blob (like an
 // NCCL unique id) and every rank's host through the KV store, then runs the CPU collective's allreduce
-// (float and double), broadcast and barrier, and prints one line per rank with what it saw (transport:
+// (float and double), reduce-scatter and allgather, broadcast and barrier, and prints one line per rank with what it saw (transport:
 // comm.h's make_cpu_collective) and how long the two allreduces took (allreduce_s).
 //   dist-smoke [--rendezvous DIR] [--count N] [--exit-rank R]
 //   exit 0 ok, 1 wrong result, 2 bootstrap/collective error; --exit-rank R: rank R exits with 3 after
 //   the rendezvous instead of joining the allreduce (to test how a launch fails when a rank dies)
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -62,6 +63,14 @@ int run(const std::string& rendezvous, size_t count, int exit_rank) {
   coll->allreduce_sum(f.data(), f.size());
   coll->allreduce_sum(d.data(), d.size());
   const double allreduce_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // sharded updates' pair: rank r owns an uneven part (the last the rest); each sums its part, then
+  // every part reaches every rank
+  std::vector<float> g(count, static_cast<float>(p.rank + 1));
+  std::vector<size_t> bounds(static_cast<size_t>(p.size) + 1, count);
+  for (int r = 0; r < p.size; ++r) bounds[static_cast<size_t>(r)] = std::min(count, count * r * r / (p.size * p.size));
+  coll->reduce_scatter_sum(g.data(), bounds);
+  for (size_t& b : bounds) b *= sizeof(float);
+  coll->allgather(g.data(), bounds);
   std::string blob = p.rank == p.size - 1 ? uid : std::string(uid.size(), '\0');
   coll->broadcast(blob.data(), blob.size(), p.size - 1);
   coll->barrier();
@@ -69,6 +78,7 @@ int run(const std::string& rendezvous, size_t count, int exit_rank) {
   const double expect = p.size * (p.size + 1) / 2.0;
   bool ok = uid.size() == 128 && blob == uid;
   for (float x : f) ok = ok && x == static_cast<float>(expect);
+  for (float x : g) ok = ok && x == static_cast<float>(expect);
   for (double x : d) ok = ok && x == 0.5 * expect;
   const char* gpus = std::getenv("CUDA_VISIBLE_DEVICES");
   std::printf("rank=%d size=%d local=%d/%d node=%d/%d launcher=%s pmi=%s transport=%s uid=%s peers=[%s] allreduce=%g allreduce_s=%.4f gpus=%s %s\n",
