@@ -64,16 +64,18 @@ class CpuBackend final : public TrainBackend {
     // what multiplies each summed gradient in LAMB: the clipping factor, and 1/world for the average
     double factor = 1.0;
     if (world > 1) {
+      float clip = 1.0f;  // this rank's, before the sum (the reference's order)
       if (!cfg_.clip_after_allreduce) {
         out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
-        const double f = optim::clip_factor(out.grad_norm);
-        if (f != 1.0)
-          for (float& g : grads_) g = static_cast<float>(g * f);
+        clip = static_cast<float>(optim::clip_factor(out.grad_norm));
       }
-      if (sharded_)
-        coll_.reduce_scatter_sum(grads_.data(), shards_.bounds);
-      else
+      if (sharded_) {
+        coll_.reduce_scatter_sum(grads_.data(), shards_.bounds, clip);  // scaled as it is copied
+      } else {
+        if (clip != 1.0f)
+          for (float& g : grads_) g *= clip;
         coll_.allreduce_sum(grads_.data(), grads_.size());
+      }
       factor = 1.0 / world;
       if (cfg_.clip_after_allreduce) {
         double sq = optim::sum_squares(grads_.data() + shards_.begin(mine_), shards_.end(mine_) - shards_.begin(mine_));

@@ -69,8 +69,10 @@ class Collective {
   // sums and updates its own part only); without that a caller allreduces and updates everything.
   virtual bool shards_updates() const { return false; }
   // The sum over the ranks of each rank's own part, into that part of its buffer (each element summed
-  // as allreduce_sum sums it: the same bits); the rest of `data` is unspecified. Default: allreduce_sum.
-  virtual void reduce_scatter_sum(float* data, const std::vector<size_t>& bounds);
+  // as allreduce_sum sums it: the same bits); the rest of `data` is unspecified. Each rank's values are
+  // multiplied by its own `scale` first (a rank's gradient clipping; the bits of scaling, then summing).
+  // Default: the scaling, then allreduce_sum.
+  virtual void reduce_scatter_sum(float* data, const std::vector<size_t>& bounds, float scale = 1.0f);
   // Each rank's part of `data` (offsets in bytes) copied to every rank. Default: a broadcast per rank.
   virtual void allgather(void* data, const std::vector<size_t>& byte_bounds);
 };

@@ -37,8 +37,10 @@ void check_shard_bounds(const std::vector<size_t>& bounds, int size) {
                            std::to_string(bounds.size()));
 }
 
-void Collective::reduce_scatter_sum(float* data, const std::vector<size_t>& bounds) {
+void Collective::reduce_scatter_sum(float* data, const std::vector<size_t>& bounds, float scale) {
   check_shard_bounds(bounds, size());
+  if (scale != 1.0f)
+    for (size_t i = 0; i < bounds.back(); ++i) data[i] *= scale;
   allreduce_sum(data, bounds.back());
 }
 

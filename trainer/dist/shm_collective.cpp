@@ -185,9 +185,10 @@ class NodeGroup final : public ShmGroup {
   }
 
   // Each rank's slot holds a sub-slot per owner: a round copies the next piece of every other rank's
-  // part into them, then each owner sums its piece over the ranks in local-rank order (its own values
-  // from its buffer), the bits allreduce gives.
-  void reduce_scatter_sum(float* data, const Parts& parts) override {
+  // part into them (times the rank's scale, as it copies), then each owner sums its piece over the
+  // ranks in local-rank order (its own values from its buffer, scaled there first), the bits
+  // allreduce gives. Scaling is a multiply stored before any add, so no FMA can merge the two.
+  void reduce_scatter_sum(float* data, const Parts& parts, float scale) override {
     const std::string what = "reduce-scatter of " + std::to_string(total_of(parts)) + " float";
     const size_t piece = kSlotBytes / static_cast<size_t>(size_) / sizeof(float) / 16 * 16;
     const auto sub = [&](int rank, int owner) {
@@ -198,10 +199,11 @@ class NodeGroup final : public ShmGroup {
       barrier_for(what);  // every owner has summed the previous pieces
       for (int o = 0; o < size_; ++o) {
         const auto [lo, hi] = piece_of(parts[static_cast<size_t>(o)], at, piece);
-        if (o != me_ && hi > lo) std::memcpy(sub(me_, o), data + lo, (hi - lo) * sizeof(float));
+        if (o != me_ && hi > lo) copy_scaled(data + lo, sub(me_, o), hi - lo, scale);
       }
-      barrier_for(what);
       const auto [lo, hi] = piece_of(parts[static_cast<size_t>(me_)], at, piece);
+      if (scale != 1.0f) copy_scaled(data + lo, data + lo, hi - lo, scale);
+      barrier_for(what);
       for (int r = 0; r < size_; ++r) src[static_cast<size_t>(r)] = r == me_ ? data + lo : sub(r, me_);
       sum_in_order(src, data + lo, hi - lo);
     }
@@ -316,6 +318,13 @@ class NodeGroup final : public ShmGroup {
     const size_t lo = std::min(part.first + at, part.second);
     return {lo, std::min(lo + piece, part.second)};
   }
+  static void copy_scaled(const float* x, float* out, size_t n, float scale) {
+    if (scale == 1.0f) {
+      if (out != x) std::memcpy(out, x, n * sizeof(float));
+      return;
+    }
+    for (size_t i = 0; i < n; ++i) out[i] = x[i] * scale;
+  }
   // out[i] = ((src[0][i] + src[1][i]) + src[2][i]) + ..., through an L1 tile (out may be one of src).
   static void sum_in_order(const std::vector<const float*>& src, float* out, size_t n) {
     constexpr size_t kTile = 1024;
@@ -354,8 +363,8 @@ class ShmCollective final : public Collective {
   int size() const override { return size_; }
   const char* transport() const override { return "shm"; }
   bool shards_updates() const override { return true; }
-  void reduce_scatter_sum(float* data, const std::vector<size_t>& bounds) override {
-    group_->reduce_scatter_sum(data, local_parts(bounds));
+  void reduce_scatter_sum(float* data, const std::vector<size_t>& bounds, float scale) override {
+    group_->reduce_scatter_sum(data, local_parts(bounds), scale);
   }
   void allgather(void* data, const std::vector<size_t>& byte_bounds) override {
     group_->allgather(data, local_parts(byte_bounds));

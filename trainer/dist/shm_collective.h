@@ -20,9 +20,9 @@ class ShmGroup {
   virtual void allreduce_sum(double* data, size_t n, bool to_all) = 0;
   virtual void broadcast(void* data, size_t bytes, int local_root) = 0;
   // Local rank l owns [parts[l].first, parts[l].second) (floats, then bytes): the sum over the node of
-  // its part, into its buffer there (the rest untouched); each part copied to every rank.
+  // its part (each rank's values times its `scale`), into its buffer there; each part copied to every rank.
   using Parts = std::vector<std::pair<size_t, size_t>>;
-  virtual void reduce_scatter_sum(float* data, const Parts& parts) = 0;
+  virtual void reduce_scatter_sum(float* data, const Parts& parts, float scale) = 0;
   virtual void allgather(void* data, const Parts& byte_parts) = 0;
   virtual void barrier() = 0;
   // Where each rank of the job is, from the rendezvous: its node and its local rank there.

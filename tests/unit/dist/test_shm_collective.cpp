@@ -112,7 +112,7 @@ TEST_CASE("shared memory: sums in rank order, the same bits on every rank, acros
   }
 }
 
-TEST_CASE("sharded: each rank's part gets allreduce's bits, then every part reaches every rank") {
+TEST_CASE("sharded: each rank's part gets allreduce's bits (of scaled values), then every part reaches every rank") {
   const size_t n = 5000003;  // parts over several pieces of a slot, one part empty (size 3)
   struct Case {
     int size;
@@ -130,9 +130,13 @@ TEST_CASE("sharded: each rank's part gets allreduce's bits, then every part reac
     auto codes = fork_ranks(k.size, [&](int rank) {
       return as_local_rank(rank, k.size, dir, make, [&](Collective& c) {
         if (c.shards_updates() != (std::string(k.transport) == "shm")) return 4;
+        // each rank's values times its own scale first (0.75 on rank 1: rounds), then allreduce's bits
+        // (shared memory: the rank-order sum, tested above)
+        const float scale = rank == 0 ? 1.0f : 0.5f + 0.25f * static_cast<float>(rank);
         std::vector<float> x = input_of(rank, n), expect = x;
-        c.allreduce_sum(expect.data(), n);  // its bits (shared memory: the rank-order sum, tested above)
-        c.reduce_scatter_sum(x.data(), k.bounds);
+        for (float& e : expect) e *= scale;
+        c.allreduce_sum(expect.data(), n);
+        c.reduce_scatter_sum(x.data(), k.bounds, scale);
         const size_t lo = k.bounds[static_cast<size_t>(rank)], hi = k.bounds[static_cast<size_t>(rank) + 1];
         if (std::memcmp(x.data() + lo, expect.data() + lo, (hi - lo) * sizeof(float)) != 0) return 1;
         std::vector<size_t> bytes = k.bounds;
