@@ -7,7 +7,7 @@
 // shapes, best of --gemm-reps (gemm_peak_gflops): gemm_floor_s = GEMM GFLOP per step / that rate, the
 // step time if every GEMM ran at it and nothing else took any time; gemm_share = floor / step time.
 // Measured in the step: gemm_s, the time inside the products (gemm_thread_seconds(): thread-seconds;
-// with more threads fp32's row blocks count once per thread, a bf16 product oneDNN threads itself once),
+// with more threads each row block of a product counts once per thread),
 // so with 1 thread step_s - gemm_s is the time outside them (outside_gemm_s); --gemm-shapes adds the
 // last step's time per product shape (calls, seconds, GFLOP/s).
 //   --mode dense:  one full-length sequence per row (every token real), the same rows for the peer

@@ -52,6 +52,27 @@ class Counted {
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
 };
 
+// The BLAS (blas.h: OpenBLAS, MKL or oneDNN's sgemm) and oneDNN's bf16 matmul run single-threaded inside
+// each OpenMP thread, on a block of C's rows: one thread pool (OpenMP) instead of two that spin against
+// each other (OpenMP's and OpenBLAS's own), which made a 2-core run several times slower. bf16 too:
+// oneDNN threading each product itself ran base 128 / 512 steps 3-6 % slower at 2 threads (Large
+// within noise). A small product runs whole on the calling thread (oneDNN, outside a parallel region,
+// threads it over OpenMP's pool itself). `block(r0, rows)` computes rows [r0, r0 + rows).
+template <class Block>
+void split_rows(int m, int n, int k, const Block& block) {
+  const int threads = omp_get_max_threads();
+  if (threads == 1 || m < 64 || static_cast<long>(m) * n * k < (1L << 18)) return block(0, m);
+  const int blocks = std::min(threads, m / 32);
+  const int per = (m + blocks - 1) / blocks;
+  OmpErrors errors;
+#pragma omp parallel for schedule(static) num_threads(blocks)
+  for (int i = 0; i < blocks; ++i) {
+    const int r0 = i * per, rows = std::min(per, m - r0);
+    if (rows > 0) errors.run([&] { block(r0, rows); });
+  }
+  errors.rethrow();
+}
+
 }  // namespace
 
 void set_matmul_precision(MatmulPrecision p) { g_precision = p; }
@@ -73,32 +94,14 @@ void reset_gemm_counters() {
   g_shapes.clear();
 }
 
-// The BLAS (blas.h: OpenBLAS, MKL or oneDNN) runs single-threaded inside each OpenMP thread, on a block of C's
-// rows: one thread pool (OpenMP) instead of two that spin against each other (OpenMP's and OpenBLAS's
-// own), which made a 2-core run several times slower. Every product, whole or a row block, goes
-// through gemm_on_thread, which counts its flops. (oneDNN, given a small product outside a parallel
-// region, threads it over OpenMP's pool itself.)
+// Every product, whole or a row block, goes through gemm_on_thread, which counts it.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  const int threads = omp_get_max_threads();
-  // bf16: oneDNN threads it itself.
-  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16 || threads == 1 || m < 64 ||
-      static_cast<long>(m) * n * k < (1L << 18))
-    return gemm_on_thread(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  const int blocks = std::min(threads, m / 32);
-  const int per = (m + blocks - 1) / blocks;
-  OmpErrors errors;
-#pragma omp parallel for schedule(static) num_threads(blocks)
-  for (int i = 0; i < blocks; ++i) {
-    const int r0 = i * per, rows = std::min(per, m - r0);
-    if (rows <= 0) continue;
+  split_rows(m, n, k, [&](int r0, int rows) {
     const float* ai = ta ? a + r0 : a + static_cast<size_t>(r0) * lda;
-    errors.run([&] {
-      gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
-    });
-  }
-  errors.rethrow();
+    gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
+  });
 }
 
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
@@ -121,10 +124,12 @@ void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const ui
 void gemm_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
                const float* bias, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16) {
-    const Counted counted(ta, tb, m, n, k);
-    return gemm_bf16_bias(ta, tb, m, n, k, a, lda, b, ldb, bias, c, ldc);
-  }
+  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
+    return split_rows(m, n, k, [&](int r0, int rows) {
+      const Counted counted(ta, tb, rows, n, k);
+      const float* ai = ta ? a + r0 : a + static_cast<size_t>(r0) * lda;
+      gemm_bf16_bias(ta, tb, rows, n, k, ai, lda, b, ldb, bias, c + static_cast<size_t>(r0) * ldc, ldc);
+    });
 #pragma omp parallel for schedule(static)
   for (int r = 0; r < m; ++r) std::copy(bias, bias + n, c + static_cast<size_t>(r) * ldc);
   gemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc);
