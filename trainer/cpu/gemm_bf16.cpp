@@ -148,7 +148,8 @@ void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const f
   if (it == cache.end()) {
     const dnnl::memory::desc ad = operand(m, k, ta, lda, dt::bf16), bd = operand(k, n, tb, ldb, dt::bf16);
     const dnnl::memory::desc cd({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
-    const dnnl::memory::desc biasd = bias ? dnnl::memory::desc({1, n}, dt::f32, dnnl::memory::dims{n, 1}) : dnnl::memory::desc();
+    const dnnl::memory::desc biasd =
+        bias ? dnnl::memory::desc({1, n}, dt::f32, dnnl::memory::dims{n, 1}) : dnnl::memory::desc();
     dnnl::primitive_attr attr;
     // Our scratchpad, kept across calls: oneDNN's own is allocated per execution, and the fresh pages
     // cost more (page faults) than a small GEMM.
@@ -161,7 +162,8 @@ void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const f
     }
     const dnnl::matmul::primitive_desc pd(bias ? dnnl::matmul::desc(ad, bd, biasd, cd) : dnnl::matmul::desc(ad, bd, cd),
                                           attr, engine());
-    Prim p{dnnl::matmul(pd), unbound(ad), unbound(bd), bias ? unbound(biasd) : dnnl::memory(), unbound(cd), unbound(pd.scratchpad_desc()), {}};
+    Prim p{dnnl::matmul(pd), unbound(ad), unbound(bd), bias ? unbound(biasd) : dnnl::memory(),
+           unbound(cd), unbound(pd.scratchpad_desc()), {}};
     p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_WEIGHTS, p.b}, {DNNL_ARG_DST, p.c}, {DNNL_ARG_SCRATCHPAD, p.scratch}};
     if (bias) p.args.emplace(DNNL_ARG_BIAS, p.bias);
     it = cache.emplace(key, std::move(p)).first;

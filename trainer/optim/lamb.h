@@ -34,8 +34,8 @@ class Lamb {
   // the moments are kept for those only.
   Lamb(const model::ParamLayout& layout, LambHyper hyper, size_t first_tensor = 0, size_t end_tensor = SIZE_MAX);
 
-  // One update with learning rate `lr` of the run's tensors (the buffers are the whole layout's); each gradient is multiplied by `grad_factor` first
-  // (the clipping factor). Increments the step counter. With params_bf16, the same pass writes the
+  // One update with learning rate `lr` of the run's tensors (the buffers are the whole layout's); each
+  // gradient is multiplied by `grad_factor` first (the clipping factor, and 1/world for an average). Increments the step counter. With params_bf16, the same pass writes the
   // bf16 rounding of every updated weight there (the copy bf16 GEMMs read: cpu/bf16_copy.h), with
   // non-temporal stores: nothing reads it before the next forward.
   // With `updates`, the moments pass stores each element's u there and the update pass reads it back

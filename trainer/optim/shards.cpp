@@ -1,6 +1,6 @@
 #include "trainer/optim/shards.h"
 
-#include <cstdlib>
+#include <cmath>
 #include <stdexcept>
 
 namespace bert::optim {
