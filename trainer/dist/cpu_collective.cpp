@@ -33,9 +33,11 @@ void check_broadcast_root(int root, int size) {
 void check_shard_bounds(const std::vector<size_t>& bounds, int size) {
   bool ok = bounds.size() == static_cast<size_t>(size) + 1 && bounds[0] == 0;
   for (size_t r = 1; ok && r < bounds.size(); ++r) ok = bounds[r - 1] <= bounds[r];
-  if (!ok)
-    throw DistError("a sharded collective needs " + std::to_string(size + 1) + " ascending offsets from 0, got " +
-                    std::to_string(bounds.size()));
+  if (ok) return;
+  std::string got;
+  for (size_t r = 0; r < bounds.size() && r < 8; ++r) got += (r ? ", " : "") + std::to_string(bounds[r]);
+  throw DistError("a sharded collective needs " + std::to_string(size + 1) + " ascending offsets from 0, got [" + got +
+                  (bounds.size() > 8 ? ", ...]" : "]"));
 }
 
 void Collective::reduce_scatter_sum(float* data, const std::vector<size_t>& bounds, float scale) {
