@@ -57,18 +57,22 @@ class Counted {
 // each other (OpenMP's and OpenBLAS's own), which made a 2-core run several times slower. bf16 too:
 // oneDNN threading each product itself ran base 128 / 512 steps 3-6 % slower at 2 threads (Large
 // within noise). A small product runs whole on the calling thread (oneDNN, outside a parallel region,
-// threads it over OpenMP's pool itself). `block(r0, rows)` computes rows [r0, r0 + rows).
+// threads it over OpenMP's pool itself). `block(rows, a_rows, c_rows)` computes a block of C's rows:
+// op(A)'s and C's first row of it (A transposed: its columns).
 template <class Block>
-void split_rows(int m, int n, int k, const Block& block) {
+void split_rows(bool ta, int m, int n, int k, const float* a, int lda, float* c, int ldc, const Block& block) {
+  const auto rows_at = [&](int r0, int rows) {
+    block(rows, ta ? a + r0 : a + static_cast<size_t>(r0) * lda, c + static_cast<size_t>(r0) * ldc);
+  };
   const int threads = omp_get_max_threads();
-  if (threads == 1 || m < 64 || static_cast<long>(m) * n * k < (1L << 18)) return block(0, m);
+  if (threads == 1 || m < 64 || static_cast<long>(m) * n * k < (1L << 18)) return rows_at(0, m);
   const int blocks = std::min(threads, m / 32);
   const int per = (m + blocks - 1) / blocks;
   OmpErrors errors;
 #pragma omp parallel for schedule(static) num_threads(blocks)
   for (int i = 0; i < blocks; ++i) {
     const int r0 = i * per, rows = std::min(per, m - r0);
-    if (rows > 0) errors.run([&] { block(r0, rows); });
+    if (rows > 0) errors.run([&] { rows_at(r0, rows); });
   }
   errors.rethrow();
 }
@@ -94,13 +98,13 @@ void reset_gemm_counters() {
   g_shapes.clear();
 }
 
-// Every product, whole or a row block, goes through gemm_on_thread, which counts it.
+// Every product, whole or a row block, is counted around its call on a thread (Counted): here in
+// gemm_on_thread, and in gemm_bias's bf16 blocks.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
-  split_rows(m, n, k, [&](int r0, int rows) {
-    const float* ai = ta ? a + r0 : a + static_cast<size_t>(r0) * lda;
-    gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, c + static_cast<size_t>(r0) * ldc, ldc);
+  split_rows(ta, m, n, k, a, lda, c, ldc, [&](int rows, const float* ai, float* ci) {
+    gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, ci, ldc);
   });
 }
 
@@ -125,10 +129,9 @@ void gemm_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, c
                const float* bias, float* c, int ldc) {
   if (m == 0 || n == 0) return;
   if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
-    return split_rows(m, n, k, [&](int r0, int rows) {
+    return split_rows(ta, m, n, k, a, lda, c, ldc, [&](int rows, const float* ai, float* ci) {
       const Counted counted(ta, tb, rows, n, k);
-      const float* ai = ta ? a + r0 : a + static_cast<size_t>(r0) * lda;
-      gemm_bf16_bias(ta, tb, rows, n, k, ai, lda, b, ldb, bias, c + static_cast<size_t>(r0) * ldc, ldc);
+      gemm_bf16_bias(ta, tb, rows, n, k, ai, lda, b, ldb, bias, ci, ldc);
     });
 #pragma omp parallel for schedule(static)
   for (int r = 0; r < m; ++r) std::copy(bias, bias + n, c + static_cast<size_t>(r) * ldc);

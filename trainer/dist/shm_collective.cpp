@@ -294,10 +294,9 @@ class NodeGroup final : public ShmGroup {
       const size_t share = (len + static_cast<size_t>(size_) - 1) / static_cast<size_t>(size_);
       const size_t lo = std::min(len, share * static_cast<size_t>(me_)), hi = std::min(len, lo + share);
       // (one thread: OpenMP threads here, with ranks sharing cores, ran 3.5x slower; bench/cpu_allreduce.sh)
-      for (int r = 1; r < size_; ++r) {
-        const T* x = reinterpret_cast<const T*>(seg_->slot(r));
-        for (size_t i = lo; i < hi; ++i) sum[i] += x[i];
-      }
+      std::vector<const T*> src(static_cast<size_t>(size_));
+      for (int r = 0; r < size_; ++r) src[static_cast<size_t>(r)] = reinterpret_cast<const T*>(seg_->slot(r)) + lo;
+      sum_in_order(src, sum + lo, hi - lo);
       barrier_for(what);
       if (to_all || me_ == 0) std::memcpy(data + at, sum, len * sizeof(T));
     }
@@ -325,18 +324,25 @@ class NodeGroup final : public ShmGroup {
     }
     for (size_t i = 0; i < n; ++i) out[i] = x[i] * scale;
   }
-  // out[i] = ((src[0][i] + src[1][i]) + src[2][i]) + ..., through an L1 tile (out may be one of src).
-  static void sum_in_order(const std::vector<const float*>& src, float* out, size_t n) {
-    constexpr size_t kTile = 1024;
-    float tile[kTile];
+  // out[i] = ((src[0][i] + src[1][i]) + src[2][i]) + ..., through an L1 tile (out may be one of src):
+  // the one rank-order sum of the allreduce and the reduce-scatter, so both give the same bits.
+  template <class T>
+  static void sum_in_order(const std::vector<const T*>& src, T* out, size_t n) {
+    if (out == src[0]) {  // in place (the allreduce's slot 0): no tile needed
+      for (size_t r = 1; r < src.size(); ++r)
+        for (size_t i = 0; i < n; ++i) out[i] += src[r][i];
+      return;
+    }
+    constexpr size_t kTile = 4096 / sizeof(T);
+    T tile[kTile];
     for (size_t at = 0; at < n; at += kTile) {
       const size_t len = std::min(kTile, n - at);
-      std::memcpy(tile, src[0] + at, len * sizeof(float));
+      std::memcpy(tile, src[0] + at, len * sizeof(T));
       for (size_t r = 1; r < src.size(); ++r) {
-        const float* x = src[r] + at;
+        const T* x = src[r] + at;
         for (size_t i = 0; i < len; ++i) tile[i] += x[i];
       }
-      std::memcpy(out + at, tile, len * sizeof(float));
+      std::memcpy(out + at, tile, len * sizeof(T));
     }
   }
 
