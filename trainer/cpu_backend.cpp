@@ -3,8 +3,9 @@
 // Where the collective shards updates (shared memory on one node), each rank sums, clips and updates
 // only its run of whole tensors (optim/shards.h) and the ranks then gather the weights: the same
 // result as every rank updating everything, for a share of LAMB's time and memory.
-// run.precision bf16: the model's GEMMs take bf16 operands (oneDNN, gemm_bf16.h); weights, gradients,
-// activations and LAMB stay fp32.
+// run.precision bf16: the model's GEMMs take bf16 operands (oneDNN, gemm_bf16.h), and the activations
+// only GEMMs and GELU read are kept in bf16 (bert_cpu.cpp); weights, gradients, the residual stream and
+// LAMB stay fp32.
 #include <omp.h>
 
 #include <algorithm>

@@ -67,8 +67,8 @@ BERT_CPU_CLONES void softmax_dropout_backward_row(const float* pr, const uint8_t
 
 }  // namespace
 
-void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v, float* probs,
-                       uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p, AttentionDropped saved) {
+void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v, float* probs, uint8_t* keep,
+                       Output ctx, const model::DropoutStream& rng, float p, AttentionDropped saved) {
   const int hidden = s.heads * s.head_dim, d = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);
@@ -86,9 +86,9 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
         const int h = b.h, len = b.len, nq = b.nq;
         float* pb = probs + b.prob;
         uint8_t* kb = keep + b.prob;
-        const float* qh = q + static_cast<size_t>(b.q0) * hidden + h * d;
-        const float* kh = k + static_cast<size_t>(b.t0) * hidden + h * d;
-        const float* vh = v + static_cast<size_t>(b.t0) * hidden + h * d;
+        const Operand qh = q + (static_cast<size_t>(b.q0) * hidden + h * d);
+        const Operand kh = k + (static_cast<size_t>(b.t0) * hidden + h * d);
+        const Operand vh = v + (static_cast<size_t>(b.t0) * hidden + h * d);
         gemm_on_thread(false, true, nq, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len);
         float* dropped = saved.f32 ? saved.f32 + b.prob : nullptr;
         uint16_t* dropped16 = saved.bf16 ? saved.bf16 + b.prob : nullptr;
@@ -109,7 +109,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
           else
             dropped_row(row, krow, keep_scale, dropped + static_cast<size_t>(i) * len, len);
         }
-        float* ch = ctx + static_cast<size_t>(b.q0) * hidden + h * d;
+        const Output ch = ctx + (static_cast<size_t>(b.q0) * hidden + h * d);
         if (bf16)
           gemm_on_thread(false, false, nq, d, len, 1.0f, dropped16, len, vh, hidden, 0.0f, ch, hidden);
         else
@@ -120,9 +120,9 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
   errors.rethrow();
 }
 
-void attention_backward(const AttentionShape& s, const float* q, const float* k, const float* v,
-                        const float* probs, const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv,
-                        float p, AttentionDropped saved) {
+void attention_backward(const AttentionShape& s, Operand q, Operand k, Operand v, const float* probs,
+                        const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv, float p,
+                        AttentionDropped saved) {
   const int hidden = s.heads * s.head_dim, d = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);

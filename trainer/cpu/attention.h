@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "trainer/cpu/operand.h"
 #include "trainer/model/dropout_rng.h"
 
 namespace bert::cpu {
@@ -40,13 +41,13 @@ std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, 
                                             const int32_t* q_start = nullptr);
 
 // probs: softmax(QKᵀ/√d) before dropout; keep: the dropout mask (both saved for backward).
-void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v, float* probs,
-                       uint8_t* keep, float* ctx, const model::DropoutStream& rng, float p,
-                       AttentionDropped dropped = {});
+// q, k, v and ctx may be bf16 (operand.h) in bf16 runs.
+void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v, float* probs, uint8_t* keep,
+                       Output ctx, const model::DropoutStream& rng, float p, AttentionDropped dropped = {});
 // dq, dk, dv overwritten. `dropped`: the forward's, if it kept them.
-void attention_backward(const AttentionShape& s, const float* q, const float* k, const float* v,
-                        const float* probs, const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv,
-                        float p, AttentionDropped dropped = {});
+void attention_backward(const AttentionShape& s, Operand q, Operand k, Operand v, const float* probs,
+                        const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv, float p,
+                        AttentionDropped dropped = {});
 
 // The same two ops as plain loops (attention_ref.cpp): the reference the GEMM form is tested against
 // (every row a query: q_start must be nullptr).

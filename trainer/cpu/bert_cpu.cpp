@@ -27,6 +27,15 @@ struct LayerActs {
   Vec q, k, v, probs, dropped, ctx, res1, mean1, rstd1, h1, inter, act, res2, mean2, rstd2, h2;
   Keep pkeep, akeep, okeep;
   std::vector<uint16_t> dropped16;  // bf16 runs: the dropped probabilities as the GEMMs read them
+  // bf16 runs keep these activations in bf16 only (q, k, v, ctx, inter, act stay empty): the dense
+  // layers write Q, K, V in bf16, attention reads them and writes its output in bf16 for the output
+  // dense; the intermediate dense writes inter16, GELU reads it and writes act16 for the output dense.
+  // Backward's products read them as they are.
+  std::vector<uint16_t> q16, k16, v16, ctx16, inter16, act16;
+  Operand q_(bool bf16) const { return bf16 ? Operand(q16.data()) : Operand(q.data()); }
+  Operand k_(bool bf16) const { return bf16 ? Operand(k16.data()) : Operand(k.data()); }
+  Operand v_(bool bf16) const { return bf16 ? Operand(v16.data()) : Operand(v.data()); }
+  Operand ctx_(bool bf16) const { return bf16 ? Operand(ctx16.data()) : Operand(ctx.data()); }
   AttentionDropped kept_dropped(bool bf16) { return {bf16 ? nullptr : dropped.data(), bf16 ? dropped16.data() : nullptr}; }
 };
 
@@ -69,14 +78,13 @@ struct BertCpu::State {
   Vec cls_in, pooled, nsp_logits;
   // backward scratch
   Vec dx, dtmp, dtmp2, dq, dk, dv, dctx_buf, dinter, dact, dxq, x_heads;
+  std::vector<uint16_t> dinter16;  // bf16 runs: GELU's backward writes the intermediate dense's dy in bf16
   Vec mlm_dt, mlm_dact, mlm_dpre, mlm_din;
   Bf16Copy x16;  // bf16 runs: an operand several GEMMs read in a row, rounded once (ScopedBf16)
-  // bf16 runs: each layer's GEMM inputs rounded once in forward and kept, registered, for backward's
-  // dW products (the layer input, its query rows in the last layer, the attention output, h1, the GELU
-  // output) and for attention's per-head products in both directions (Q, K, V: else each head's slice
-  // is rounded at every product, twice a step). Released when the layer's backward is done, or at the
-  // next forward.
-  enum Kept { kX, kXq, kCtx, kH1, kAct, kQ, kK, kV, kKept };
+  // bf16 runs: the fp32 activations GEMMs read, rounded once in forward and kept, registered, for the
+  // forward's products and backward's dW products (the layer input, its query rows in the last layer,
+  // h1). Released when the layer's backward is done, or at the next forward.
+  enum Kept { kX, kXq, kH1, kKept };
   std::unique_ptr<Bf16Copy[]> kept;
   Bf16Copy& kept16(int layer, Kept which) { return kept[static_cast<size_t>(layer) * kKept + which]; }
   void release_kept(int layer) {
@@ -226,10 +234,17 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
     const int32_t* tok_flat = last ? st.head_tok_flat.data() : st.tok_flat.data();
     const AttentionShape ash = attention_shape(st, c, last);
     const int64_t* prob_off = ash.prob_offset;
-    fit(a.k, TH), fit(a.v, TH);
-    for (Vec* v : {&a.q, &a.ctx, &a.res1, &a.h1, &a.res2, &a.h2}) fit(*v, nH);
+    if (bf16)
+      fit(a.k16, TH), fit(a.v16, TH), fit(a.q16, nH), fit(a.ctx16, nH);
+    else
+      fit(a.k, TH), fit(a.v, TH), fit(a.q, nH), fit(a.ctx, nH);
+    for (Vec* v : {&a.res1, &a.h1, &a.res2, &a.h2}) fit(*v, nH);
     for (Vec* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, n);
-    fit(a.inter, nI), fit(a.act, nI), fit(a.akeep, nH), fit(a.okeep, nH);
+    if (bf16)
+      fit(a.inter16, nI), fit(a.act16, nI);
+    else
+      fit(a.inter, nI), fit(a.act, nI);
+    fit(a.akeep, nH), fit(a.okeep, nH);
     fit(a.probs, prob_off[S]), fit(a.pkeep, prob_off[S]);
     bf16 ? fit(a.dropped16, prob_off[S]) : fit(a.dropped, prob_off[S]);
     fit(st.dtmp, TH);
@@ -244,25 +259,28 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
 
     if (bf16) st.kept16(l, State::kX).refresh(x, TH);
     if (bf16 && last) st.kept16(l, State::kXq).refresh(xq, nH);
-    linear_forward(xq, P + o.q_w, P + o.q_b, a.q.data(), n, H, H);
-    linear_forward(x, P + o.k_w, P + o.k_b, a.k.data(), T, H, H);
-    linear_forward(x, P + o.v_w, P + o.v_b, a.v.data(), T, H, H);
-    if (bf16) {
-      st.kept16(l, State::kQ).refresh(a.q.data(), nH);
-      st.kept16(l, State::kK).refresh(a.k.data(), TH);
-      st.kept16(l, State::kV).refresh(a.v.data(), TH);
-    }
-    attention_forward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), a.ctx.data(),
+    const auto out = [bf16](Vec& f32, std::vector<uint16_t>& b16) {
+      return bf16 ? Output(b16.data()) : Output(f32.data());
+    };
+    linear_forward(xq, P + o.q_w, P + o.q_b, out(a.q, a.q16), n, H, H);
+    linear_forward(x, P + o.k_w, P + o.k_b, out(a.k, a.k16), T, H, H);
+    linear_forward(x, P + o.v_w, P + o.v_b, out(a.v, a.v16), T, H, H);
+    attention_forward(ash, a.q_(bf16), a.k_(bf16), a.v_(bf16), a.probs.data(), a.pkeep.data(), out(a.ctx, a.ctx16),
                       stream(l, 0), pa, a.kept_dropped(bf16));
-    if (bf16) st.kept16(l, State::kCtx).refresh(a.ctx.data(), nH);
-    linear_forward(a.ctx.data(), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H);
+    linear_forward(a.ctx_(bf16), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H);
     dropout_forward(st.dtmp.data(), a.res1.data(), a.akeep.data(), tok_flat, n, H, stream(l, 1), ph);
     for (size_t i = 0; i < nH; ++i) a.res1[i] += xq[i];
     layernorm_forward(a.res1.data(), P + o.ao_ln_g, P + o.ao_ln_b, a.h1.data(), a.mean1.data(), a.rstd1.data(), n, H);
     if (bf16) st.kept16(l, State::kH1).refresh(a.h1.data(), nH);
-    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.data(), n, H, I);
-    gelu_forward(a.inter.data(), a.act.data(), nI, bf16 ? st.kept16(l, State::kAct).reserve(a.act.data(), nI) : nullptr);
-    linear_forward(a.act.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
+    if (bf16) {
+      linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter16.data(), n, H, I);
+      gelu_forward(a.inter16.data(), a.act16.data(), nI);
+      linear_forward(a.act16.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
+    } else {
+      linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.data(), n, H, I);
+      gelu_forward(a.inter.data(), a.act.data(), nI);
+      linear_forward(a.act.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
+    }
     dropout_forward(st.dtmp.data(), a.res2.data(), a.okeep.data(), tok_flat, n, H, stream(l, 2), ph);
     for (size_t i = 0; i < nH; ++i) a.res2[i] += a.h1[i];
     layernorm_forward(a.res2.data(), P + o.o_ln_g, P + o.o_ln_b, a.h2.data(), a.mean2.data(), a.rstd2.data(), n, H);
@@ -319,7 +337,9 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
   const size_t TH = static_cast<size_t>(T) * H, TI = static_cast<size_t>(T) * I;
   const float ph = st.dropout ? c.hidden_dropout : 0.0f, pa = st.dropout ? c.attention_dropout : 0.0f;
   for (Vec* v : {&st.dx, &st.dtmp, &st.dtmp2, &st.dq, &st.dk, &st.dv, &st.dctx_buf, &st.dxq}) fit(*v, TH);
-  fit(st.dinter, TI), fit(st.dact, TI);
+  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
+  bf16 ? fit(st.dinter16, TI) : fit(st.dinter, TI);
+  fit(st.dact, TI);
   // The heads' gradient lands on the last layer's output: st.NQ rows.
   std::fill(st.dx.begin(), st.dx.begin() + static_cast<std::ptrdiff_t>(st.NQ) * H, 0.0f);
   const size_t MH = static_cast<size_t>(M) * H;
@@ -334,7 +354,6 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     std::fill(G + layout_.type_emb, G + layout_.type_emb + static_cast<size_t>(c.type_vocab) * H, 0.0f);
   }
   const float beta = acc ? 1.0f : 0.0f;
-  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
 
   // MLM head.  (word_emb: the decoder's product sets it, the embeddings' scatter adds to it last)
   if (M > 0) {
@@ -387,9 +406,15 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
                        G + o.o_ln_b, n, H, acc);
     std::memcpy(dh1, dres, sizeof(float) * nH);
     dropout_backward(dres, dres, a.okeep.data(), nH, ph);
-    linear_backward(a.act.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
-    gelu_backward(a.inter.data(), st.dact.data(), st.dinter.data(), nI);
-    linear_backward(a.h1.data(), P + o.i_w, st.dinter.data(), dx, G + o.i_w, G + o.i_b, n, H, I, acc);
+    if (bf16) {
+      linear_backward(a.act16.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
+      gelu_backward(a.inter16.data(), st.dact.data(), st.dinter16.data(), G + o.i_b, n, I, acc);
+      linear_backward(a.h1.data(), P + o.i_w, st.dinter16.data(), dx, G + o.i_w, nullptr, n, H, I, acc);
+    } else {
+      linear_backward(a.act.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
+      gelu_backward(a.inter.data(), st.dact.data(), st.dinter.data(), nI);
+      linear_backward(a.h1.data(), P + o.i_w, st.dinter.data(), dx, G + o.i_w, G + o.i_b, n, H, I, acc);
+    }
     for (size_t i = 0; i < nH; ++i) dh1[i] += dx[i];
     // LN1 → residual (x) + dropout → attention output dense → attention → Q/K/V
     layernorm_backward(a.res1.data(), P + o.ao_ln_g, a.mean1.data(), a.rstd1.data(), dh1, dres, G + o.ao_ln_g,
@@ -397,12 +422,12 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     float* dxq = last ? st.dxq.data() : dx;  // the gradient wrt the query rows of the layer input
     std::memcpy(dxq, dres, sizeof(float) * nH);  // residual path into the layer input
     dropout_backward(dres, dres, a.akeep.data(), nH, ph);
-    linear_backward(a.ctx.data(), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, acc);
+    linear_backward(a.ctx_(bf16), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, acc);
     {
       // bf16: the attention output's gradient is read by two products per head (dV, and dP)
       const ScopedBf16 round_once(st.x16, st.dctx_buf.data(), nH);
-      attention_backward(ash, a.q.data(), a.k.data(), a.v.data(), a.probs.data(), a.pkeep.data(), st.dctx_buf.data(),
-                         st.dq.data(), st.dk.data(), st.dv.data(), pa, a.kept_dropped(bf16));
+      attention_backward(ash, a.q_(bf16), a.k_(bf16), a.v_(bf16), a.probs.data(), a.pkeep.data(),
+                         st.dctx_buf.data(), st.dq.data(), st.dk.data(), st.dv.data(), pa, a.kept_dropped(bf16));
     }
     linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H, acc);
     for (size_t i = 0; i < nH; ++i) dxq[i] += dh1[i];

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "trainer/cpu/vec_math.h"
 
@@ -56,6 +57,14 @@ void round_to_bf16(const float* x, uint16_t* y, size_t n) {
     round_native(x, y, n);
   else
     round_to_bf16_loop(x, y, n);
+}
+
+BERT_CPU_CLONES void widen_bf16(const uint16_t* x, float* y, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t u = static_cast<uint32_t>(x[i]) << 16;
+    std::memcpy(y + i, &u, sizeof u);
+  }
 }
 
 void round_to_bf16_stream(const float* x, uint16_t* y, size_t n) {

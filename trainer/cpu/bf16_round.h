@@ -19,6 +19,8 @@ inline uint16_t bf16_bits(float x) {
 }
 
 void round_to_bf16(const float* x, uint16_t* y, size_t n);
+// bf16 bits → float (exact: the bits become the float's upper half).
+void widen_bf16(const uint16_t* x, float* y, size_t n);
 
 // The same bits, written past the cache (non-temporal stores) where they fill whole lines: for a copy
 // nothing reads before it has left the cache anyway (LAMB's copy of the weights). Those stores are

@@ -1,8 +1,11 @@
 #include "trainer/cpu/gelu.h"
 
 #include <algorithm>
+#include <vector>
 
-#include "trainer/cpu/gemm_bf16.h"
+#include "trainer/cpu/bf16_column_sums.h"
+#include "trainer/cpu/bf16_round.h"
+
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
@@ -39,13 +42,12 @@ BERT_CPU_CLONES void backward_block(const float* x, const float* dy, float* dx, 
 
 }  // namespace
 
-void gelu_forward(const float* x, float* y, size_t n, uint16_t* y16) {
+void gelu_forward(const float* x, float* y, size_t n) {
   const auto blocks = static_cast<int64_t>((n + kBlock - 1) / kBlock);
 #pragma omp parallel for schedule(static)
   for (int64_t b = 0; b < blocks; ++b) {
-    const size_t at = static_cast<size_t>(b) * kBlock, len = std::min(kBlock, n - at);
-    forward_block(x + at, y + at, len);
-    if (y16) to_bf16(y + at, y16 + at, len);  // while the block is in L1
+    const size_t at = static_cast<size_t>(b) * kBlock;
+    forward_block(x + at, y + at, std::min(kBlock, n - at));
   }
 }
 
@@ -56,6 +58,30 @@ void gelu_backward(const float* x, const float* dy, float* dx, size_t n) {
     const size_t at = static_cast<size_t>(b) * kBlock;
     backward_block(x + at, dy + at, dx + at, std::min(kBlock, n - at));
   }
+}
+
+void gelu_forward(const uint16_t* x16, uint16_t* y16, size_t n) {
+  const auto blocks = static_cast<int64_t>((n + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < blocks; ++b) {
+    thread_local std::vector<float> x;  // a block in L1
+    x.resize(kBlock);
+    const size_t at = static_cast<size_t>(b) * kBlock, len = std::min(kBlock, n - at);
+    widen_bf16(x16 + at, x.data(), len);
+    forward_block(x.data(), x.data(), len);
+    round_to_bf16(x.data(), y16 + at, len);
+  }
+}
+
+void gelu_backward(const uint16_t* x16, const float* dy, uint16_t* dx16, float* db, int rows, int cols,
+                   bool accumulate) {
+  const auto row = [&](int r, float* out) {
+    const size_t at = static_cast<size_t>(r) * cols;
+    widen_bf16(x16 + at, out, static_cast<size_t>(cols));
+    backward_block(out, dy + at, out, static_cast<size_t>(cols));
+    return static_cast<const float*>(out);
+  };
+  round_to_bf16_with_column_sums(row, rows, cols, dx16, db, accumulate);
 }
 
 }  // namespace bert::cpu

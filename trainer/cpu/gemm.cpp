@@ -60,9 +60,9 @@ class Counted {
 // threads it over OpenMP's pool itself). `block(rows, a_rows, c_rows)` computes a block of C's rows:
 // op(A)'s and C's first row of it (A transposed: its columns).
 template <class Block>
-void split_rows(bool ta, int m, int n, int k, const float* a, int lda, float* c, int ldc, const Block& block) {
+void split_rows(bool ta, int m, int n, int k, Operand a, int lda, Output c, int ldc, const Block& block) {
   const auto rows_at = [&](int r0, int rows) {
-    block(rows, ta ? a + r0 : a + static_cast<size_t>(r0) * lda, c + static_cast<size_t>(r0) * ldc);
+    block(rows, a + (ta ? static_cast<size_t>(r0) : static_cast<size_t>(r0) * lda), c + static_cast<size_t>(r0) * ldc);
   };
   const int threads = omp_get_max_threads();
   if (threads == 1 || m < 64 || static_cast<long>(m) * n * k < (1L << 18)) return rows_at(0, m);
@@ -75,6 +75,10 @@ void split_rows(bool ta, int m, int n, int k, const float* a, int lda, float* c,
     if (rows > 0) errors.run([&] { rows_at(r0, rows); });
   }
   errors.rethrow();
+}
+
+bool runs_bf16(Operand a, Operand b, Output c) {
+  return g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16 || a.bf16 || b.bf16 || c.bf16;
 }
 
 }  // namespace
@@ -100,41 +104,34 @@ void reset_gemm_counters() {
 
 // Every product, whole or a row block, is counted around its call on a thread (Counted): here in
 // gemm_on_thread, and in gemm_bias's bf16 blocks.
-void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-          float beta, float* c, int ldc) {
+void gemm(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb, float beta,
+          Output c, int ldc) {
   if (m == 0 || n == 0) return;
-  split_rows(ta, m, n, k, a, lda, c, ldc, [&](int rows, const float* ai, float* ci) {
+  split_rows(ta, m, n, k, a, lda, c, ldc, [&](int rows, Operand ai, Output ci) {
     gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, ci, ldc);
   });
 }
 
-void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                    int ldb, float beta, float* c, int ldc) {
+void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb,
+                    float beta, Output c, int ldc) {
   if (m == 0 || n == 0) return;
   const Counted counted(ta, tb, m, n, k);
-  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
+  if (runs_bf16(a, b, c))
     gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
-    blas_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    blas_sgemm(ta, tb, m, n, k, alpha, a.f32, lda, b.f32, ldb, beta, c.f32, ldc);
 }
 
-void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b,
-                    int ldb, float beta, float* c, int ldc) {
+void gemm_bias(bool ta, bool tb, int m, int n, int k, Operand a, int lda, const float* b, int ldb, const float* bias,
+               Output c, int ldc) {
   if (m == 0 || n == 0) return;
-  const Counted counted(ta, tb, m, n, k);
-  gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-void gemm_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-               const float* bias, float* c, int ldc) {
-  if (m == 0 || n == 0) return;
-  if (g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16)
-    return split_rows(ta, m, n, k, a, lda, c, ldc, [&](int rows, const float* ai, float* ci) {
+  if (runs_bf16(a, b, c))
+    return split_rows(ta, m, n, k, a, lda, c, ldc, [&](int rows, Operand ai, Output ci) {
       const Counted counted(ta, tb, rows, n, k);
-      gemm_bf16_bias(ta, tb, rows, n, k, ai, lda, b, ldb, bias, ci, ldc);
+      gemm_bf16(ta, tb, rows, n, k, 1.0f, ai, lda, b, ldb, 0.0f, ci, ldc, bias);
     });
 #pragma omp parallel for schedule(static)
-  for (int r = 0; r < m; ++r) std::copy(bias, bias + n, c + static_cast<size_t>(r) * ldc);
+  for (int r = 0; r < m; ++r) std::copy(bias, bias + n, c.f32 + static_cast<size_t>(r) * ldc);
   gemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc);
 }
 

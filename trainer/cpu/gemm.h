@@ -5,21 +5,22 @@
 #include <cstdint>
 #include <vector>
 
+#include "trainer/cpu/operand.h"
+
 namespace bert::cpu {
 
-void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-          float beta, float* c, int ldc);
+// A, B, C: fp32 pointers, or (operand.h) bf16 ones in bf16 runs: a product with any bf16 operand or
+// result runs in bf16 (gemm_bf16.h) whatever the matmul precision.
+void gemm(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb, float beta,
+          Output c, int ldc);
 // The same product on the calling thread, no row split: for callers already inside their own OpenMP
 // loop (attention's per-(sequence, head) products).
-void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                    int ldb, float beta, float* c, int ldc);
-// The same with A already rounded to bf16 by its producer (bf16 matmul precision only).
-void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b,
-                    int ldb, float beta, float* c, int ldc);
-// C = op(A)·op(B) + bias (bias[n] added to every row): bf16 adds it in the product's epilogue
-// (gemm_bf16_bias), fp32 fills C's rows with it and adds the product (beta 1). Counted as gemm().
-void gemm_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-               const float* bias, float* c, int ldc);
+void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb,
+                    float beta, Output c, int ldc);
+// C = op(A)·op(B) + bias (bias[n] added to every row): bf16 adds it in the product's epilogue,
+// fp32 fills C's rows with it and adds the product (beta 1). Counted as gemm().
+void gemm_bias(bool ta, bool tb, int m, int n, int k, Operand a, int lda, const float* b, int ldb, const float* bias,
+               Output c, int ldc);
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc);
 

@@ -61,10 +61,10 @@ struct Key {
   bool ta, tb;
   int m, n, k, lda, ldb, ldc;
   float alpha, beta;
-  bool bias;
+  bool bias, c_bf16;
   bool operator<(const Key& o) const {
-    return std::tie(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, bias) <
-           std::tie(o.ta, o.tb, o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.alpha, o.beta, o.bias);
+    return std::tie(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, bias, c_bf16) <
+           std::tie(o.ta, o.tb, o.m, o.n, o.k, o.lda, o.ldb, o.ldc, o.alpha, o.beta, o.bias, o.c_bf16);
   }
 };
 
@@ -115,39 +115,47 @@ bool cpu_has_bf16_matmul(std::string* isa) {
 
 namespace {
 
-// A is `a_bf16` (already bf16) when given, else the fp32 `a`. With `bias` (fp32, n), oneDNN adds it to
-// every row of the product as it writes C (beta must be 0).
-void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, const uint16_t* a_bf16, int lda,
-                     const float* b, int ldb, float beta, float* c, int ldc, const float* bias = nullptr) {
+// C's rows between a strided C and dense scratch (elements of `size` bytes).
+void copy_rows(const void* from, int from_ld, void* to, int to_ld, int m, int n, size_t size) {
+  for (int i = 0; i < m; ++i)
+    std::memcpy(static_cast<char*>(to) + static_cast<size_t>(i) * to_ld * size,
+                static_cast<const char*>(from) + static_cast<size_t>(i) * from_ld * size, size * n);
+}
+
+}  // namespace
+
+void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb,
+               float beta, Output c, int ldc, const float* bias) {
   if (m == 0 || n == 0) return;
+  const bool c16 = c.bf16 != nullptr;
+  const size_t c_size = c16 ? sizeof(uint16_t) : sizeof(float);
+  void* const c_mem = c16 ? static_cast<void*>(c.bf16) : static_cast<void*>(c.f32);
   if (ldc != n) {
     // oneDNN takes its AMX kernels only for a dense C (a strided one, e.g. a head's slice of a
     // [T, hidden] output, falls back to the slower non-AMX gemm:jit), so C goes through dense scratch.
     thread_local std::vector<float> dense;
     dense.resize(static_cast<size_t>(m) * n);
-    if (beta != 0.0f)
-      for (int i = 0; i < m; ++i)
-        std::memcpy(dense.data() + static_cast<size_t>(i) * n, c + static_cast<size_t>(i) * ldc, sizeof(float) * n);
-    gemm_bf16_any_a(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, ldb, beta, dense.data(), n, bias);
-    for (int i = 0; i < m; ++i)
-      std::memcpy(c + static_cast<size_t>(i) * ldc, dense.data() + static_cast<size_t>(i) * n, sizeof(float) * n);
+    if (beta != 0.0f) copy_rows(c_mem, ldc, dense.data(), n, m, n, c_size);
+    const Output d = c16 ? Output(reinterpret_cast<uint16_t*>(dense.data())) : Output(dense.data());
+    gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, d, n, bias);
+    copy_rows(dense.data(), n, c_mem, ldc, m, n, c_size);
     return;
   }
   thread_local std::vector<uint16_t> a16, b16;
-  // An operand inside the mirror is read there with its own leading dimension; any other is rounded
-  // into dense scratch.
-  const uint16_t* am16 = a_bf16 ? a_bf16 : mirrored(a, lda, ta, m, k);
-  const uint16_t* bm16 = mirrored(b, ldb, tb, k, n);
-  if (!am16) pack(a, lda, ta, m, k, a16), lda = ta ? m : k;
-  if (!bm16) pack(b, ldb, tb, k, n, b16), ldb = tb ? k : n;
+  // A bf16 operand, or one inside the mirror, is read there with its own leading dimension; any other
+  // is rounded into dense scratch.
+  const uint16_t* am16 = a.bf16 ? a.bf16 : mirrored(a.f32, lda, ta, m, k);
+  const uint16_t* bm16 = b.bf16 ? b.bf16 : mirrored(b.f32, ldb, tb, k, n);
+  if (!am16) pack(a.f32, lda, ta, m, k, a16), lda = ta ? m : k;
+  if (!bm16) pack(b.f32, ldb, tb, k, n, b16), ldb = tb ? k : n;
   // One primitive per shape, made once: building a primitive descriptor searches the implementations
   // each time (oneDNN's own cache only saves the JIT), and a step repeats the same ~20 shapes.
-  const Key key{ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, bias != nullptr};
+  const Key key{ta, tb, m, n, k, lda, ldb, ldc, alpha, beta, bias != nullptr, c16};
   thread_local std::map<Key, Prim> cache;
   auto it = cache.find(key);
   if (it == cache.end()) {
     const dnnl::memory::desc ad = operand(m, k, ta, lda, dt::bf16), bd = operand(k, n, tb, ldb, dt::bf16);
-    const dnnl::memory::desc cd({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
+    const dnnl::memory::desc cd({m, n}, c16 ? dt::bf16 : dt::f32, dnnl::memory::dims{ldc, 1});
     const dnnl::memory::desc biasd =
         bias ? dnnl::memory::desc({1, n}, dt::f32, dnnl::memory::dims{n, 1}) : dnnl::memory::desc();
     dnnl::primitive_attr attr;
@@ -175,27 +183,10 @@ void gemm_bf16_any_a(bool ta, bool tb, int m, int n, int k, float alpha, const f
   p.scratch.set_data_handle(scratch.data());
   p.a.set_data_handle(const_cast<uint16_t*>(am16 ? am16 : a16.data()));
   p.b.set_data_handle(const_cast<uint16_t*>(bm16 ? bm16 : b16.data()));
-  p.c.set_data_handle(c);
+  p.c.set_data_handle(c_mem);
   if (bias) p.bias.set_data_handle(const_cast<float*>(bias));
   p.mm.execute(s, p.args);
   s.wait();
-}
-
-}  // namespace
-
-void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-               float beta, float* c, int ldc) {
-  gemm_bf16_any_a(ta, tb, m, n, k, alpha, a, nullptr, lda, b, ldb, beta, c, ldc);
-}
-
-void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b, int ldb,
-               float beta, float* c, int ldc) {
-  gemm_bf16_any_a(ta, tb, m, n, k, alpha, nullptr, a, lda, b, ldb, beta, c, ldc);
-}
-
-void gemm_bf16_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                    const float* bias, float* c, int ldc) {
-  gemm_bf16_any_a(ta, tb, m, n, k, 1.0f, a, nullptr, lda, b, ldb, 0.0f, c, ldc, bias);
 }
 
 }  // namespace bert::cpu

@@ -1,21 +1,19 @@
-// Row-major GEMM with bf16 operands and fp32 accumulation/result through oneDNN's matmul (AMX or
-// avx512_bf16 kernels): C = alpha·op(A)·op(B) + beta·C with A, B, C in fp32 memory; A and B are
-// rounded to bf16 (bf16_round.h) into per-thread scratch first. The backend's `run.precision: bf16`.
+// Row-major GEMM with bf16 operands and fp32 accumulation through oneDNN's matmul (AMX or avx512_bf16
+// kernels): C = alpha·op(A)·op(B) + beta·C. The backend's `run.precision: bf16`.
 #pragma once
 #include <cstdint>
 #include <string>
 
+#include "trainer/cpu/operand.h"
+
 namespace bert::cpu {
 
-void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-               float beta, float* c, int ldc);
-// The same with A already in bf16 (an operand its producer wrote as bf16, e.g. attention's dropped
-// probabilities): read as is, no rounding.
-void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const float* b, int ldb,
-               float beta, float* c, int ldc);
-// C = op(A)·op(B) + bias, the fp32 bias[n] added to every row in oneDNN's epilogue (no pass over C first).
-void gemm_bf16_bias(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                    const float* bias, float* c, int ldc);
+// A, B and C each in fp32 or bf16 memory (operand.h): a bf16 one is read or written as is (C rounded
+// from the fp32 accumulators as bf16_round.h rounds), an fp32 A or B is rounded first (or read from its
+// registered copy, below). With `bias` (fp32, n), oneDNN adds it to every row of the product as it
+// writes C (beta must be 0).
+void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb,
+               float beta, Output c, int ldc, const float* bias = nullptr);
 
 // Whether this CPU has bf16 matrix instructions oneDNN uses (avx512_bf16 or AMX-BF16); `isa` gets
 // oneDNN's name of the instruction set it will use.
