@@ -7,21 +7,17 @@
 # Every process runs on this machine, so the "network" is loopback TCP.
 # Usage: bench/cpu_allreduce.sh DIST_SMOKE [COUNT=27500000] [RANKS=2] [NODES=1] [ROUNDS=3]
 set -euo pipefail
+source "$(dirname "$0")/../scripts/lib/local_ranks.sh"
 SMOKE=$1 COUNT=${2:-27500000} RANKS=${3:-2} NODES=${4:-1} ROUNDS=${5:-3}
 PER=$((RANKS / NODES))
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 run() {  # TRANSPORT: prints rank 0's allreduce_s
   rm -rf "$WORK/rdv" && mkdir -p "$WORK/rdv"
-  local pids=() r p
-  for r in $(seq 0 $((RANKS - 1))); do
-    BERT_DIST_CPU_TRANSPORT=$1 BERT_GLOO_HOST=127.0.0.1 RANK=$r WORLD_SIZE=$RANKS LOCAL_RANK=$((r % PER)) \
-      LOCAL_WORLD_SIZE=$PER NODE_RANK=$((r / PER)) numactl --physcpubind=$((r % $(nproc))) "$SMOKE" --rendezvous "$WORK/rdv" --count "$COUNT" > "$WORK/out_$r" 2>&1 &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p"; done
-  grep -q ' OK$' "$WORK/out_0" || { cat "$WORK/out_0" >&2; exit 1; }
-  sed -n 's/.* transport=\([^ ]*\) .* allreduce_s=\([0-9.]*\) .*/\1 \2/p' "$WORK/out_0"
+  BERT_DIST_CPU_TRANSPORT=$1 BERT_GLOO_HOST=127.0.0.1 local_ranks "$RANKS" "$PER" 1 "$WORK/out_" \
+    "$SMOKE" --rendezvous "$WORK/rdv" --count "$COUNT"
+  grep -q ' OK$' "$WORK/out_0.out" || { cat "$WORK/out_0.out" >&2; exit 1; }
+  sed -n 's/.* transport=\([^ ]*\) .* allreduce_s=\([0-9.]*\) .*/\1 \2/p' "$WORK/out_0.out"
 }
 echo "cpu_allreduce: $COUNT floats + $COUNT doubles, $RANKS ranks as $NODES node(s), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)"
 tcp=() shm=()

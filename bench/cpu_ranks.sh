@@ -8,6 +8,7 @@
 # an idle 2-core machine.
 # Usage: bench/cpu_ranks.sh TRAINER [SIZE=base] [SEQ=128] [GLOBAL_BATCH=8] [STEPS=3] [ROUNDS=3] [PRECISION=fp32]
 set -euo pipefail
+source "$(dirname "$0")/../scripts/lib/local_ranks.sh"
 TRAINER=$1 SIZE=${2:-base} SEQ=${3:-128} G=${4:-8} STEPS=${5:-3} ROUNDS=${6:-3} PREC=${7:-fp32}
 CPUS=$(nproc) R=2
 WORK=$(mktemp -d)
@@ -28,14 +29,8 @@ one=() shm=() tcp=()
 echo "cpu_ranks: $SIZE seq $SEQ global batch $G $PREC, $CPUS cpus, $STEPS steps, load $(cut -d' ' -f1-3 /proc/loadavg)"
 ranks() {  # TRANSPORT: R ranks at once; prints rank 0's seq/s
   rm -rf "$WORK/rdv" && mkdir -p "$WORK/rdv"
-  local per=$((CPUS / R)) pids=() r p
-  for r in $(seq 0 $((R - 1))); do
-    BERT_DIST_CPU_TRANSPORT=$1 RANK=$r WORLD_SIZE=$R LOCAL_RANK=$r LOCAL_WORLD_SIZE=$R NODE_RANK=0 \
-      numactl --physcpubind=$((r * per))-$((r * per + per - 1)) \
-      "$TRAINER" --config "$WORK/two.yaml" --benchmark "$STEPS" > "$WORK/two_$r.out" 2>&1 &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p"; done
+  BERT_DIST_CPU_TRANSPORT=$1 local_ranks "$R" "$R" $((CPUS / R)) "$WORK/two_" \
+    "$TRAINER" --config "$WORK/two.yaml" --benchmark "$STEPS"
   seqs "$WORK/two_0.out"
 }
 for round in $(seq "$ROUNDS"); do

@@ -36,6 +36,7 @@ struct LayerActs {
   Operand k_(bool bf16) const { return bf16 ? Operand(k16.data()) : Operand(k.data()); }
   Operand v_(bool bf16) const { return bf16 ? Operand(v16.data()) : Operand(v.data()); }
   Operand ctx_(bool bf16) const { return bf16 ? Operand(ctx16.data()) : Operand(ctx.data()); }
+  Operand act_(bool bf16) const { return bf16 ? Operand(act16.data()) : Operand(act.data()); }
   AttentionDropped kept_dropped(bool bf16) { return {bf16 ? nullptr : dropped.data(), bf16 ? dropped16.data() : nullptr}; }
 };
 
@@ -272,15 +273,9 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
     for (size_t i = 0; i < nH; ++i) a.res1[i] += xq[i];
     layernorm_forward(a.res1.data(), P + o.ao_ln_g, P + o.ao_ln_b, a.h1.data(), a.mean1.data(), a.rstd1.data(), n, H);
     if (bf16) st.kept16(l, State::kH1).refresh(a.h1.data(), nH);
-    if (bf16) {
-      linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter16.data(), n, H, I);
-      gelu_forward(a.inter16.data(), a.act16.data(), nI);
-      linear_forward(a.act16.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
-    } else {
-      linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.data(), n, H, I);
-      gelu_forward(a.inter.data(), a.act.data(), nI);
-      linear_forward(a.act.data(), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
-    }
+    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, out(a.inter, a.inter16), n, H, I);
+    bf16 ? gelu_forward(a.inter16.data(), a.act16.data(), nI) : gelu_forward(a.inter.data(), a.act.data(), nI);
+    linear_forward(a.act_(bf16), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
     dropout_forward(st.dtmp.data(), a.res2.data(), a.okeep.data(), tok_flat, n, H, stream(l, 2), ph);
     for (size_t i = 0; i < nH; ++i) a.res2[i] += a.h1[i];
     layernorm_forward(a.res2.data(), P + o.o_ln_g, P + o.o_ln_b, a.h2.data(), a.mean2.data(), a.rstd2.data(), n, H);
@@ -406,15 +401,13 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
                        G + o.o_ln_b, n, H, acc);
     std::memcpy(dh1, dres, sizeof(float) * nH);
     dropout_backward(dres, dres, a.okeep.data(), nH, ph);
-    if (bf16) {
-      linear_backward(a.act16.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
+    linear_backward(a.act_(bf16), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
+    if (bf16)  // GELU's backward writes the bf16 dy and sums the intermediate dense's bias gradient
       gelu_backward(a.inter16.data(), st.dact.data(), st.dinter16.data(), G + o.i_b, n, I, acc);
-      linear_backward(a.h1.data(), P + o.i_w, st.dinter16.data(), dx, G + o.i_w, nullptr, n, H, I, acc);
-    } else {
-      linear_backward(a.act.data(), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
+    else
       gelu_backward(a.inter.data(), st.dact.data(), st.dinter.data(), nI);
-      linear_backward(a.h1.data(), P + o.i_w, st.dinter.data(), dx, G + o.i_w, G + o.i_b, n, H, I, acc);
-    }
+    linear_backward(a.h1.data(), P + o.i_w, bf16 ? Operand(st.dinter16.data()) : Operand(st.dinter.data()), dx,
+                    G + o.i_w, bf16 ? nullptr : G + o.i_b, n, H, I, acc);
     for (size_t i = 0; i < nH; ++i) dh1[i] += dx[i];
     // LN1 → residual (x) + dropout → attention output dense → attention → Q/K/V
     layernorm_backward(a.res1.data(), P + o.ao_ln_g, a.mean1.data(), a.rstd1.data(), dh1, dres, G + o.ao_ln_g,

@@ -4,6 +4,9 @@ set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# shellcheck source=scripts/lib/local_ranks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/local_ranks.sh"
+
 # With TRAIN_PRECISION=bf16 on a CPU without avx512_bf16/AMX-BF16: SKIPPED (77), as ctest expects.
 skip_bf16_without_cpu_support() {
   if [ "${TRAIN_PRECISION:-fp32}" = bf16 ] && ! grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
@@ -84,13 +87,6 @@ YAML
 # $WORK/two_<rank>.out.
 run_two_ranks() {
   rm -rf "$WORK/rdv" && mkdir -p "$WORK/rdv"
-  local pids=() r
-  for r in 0 1; do
-    BERT_DIST_CPU_TRANSPORT=${3:-auto} RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 NODE_RANK=0 \
-      "$TRAINER" --config "$1" --benchmark 4 --save-weights "$2" > "$WORK/two_$r.out" 2>&1 &
-    pids+=($!)
-  done
-  for r in 0 1; do
-    wait "${pids[$r]}" || { cat "$WORK/two_$r.out" >&2; fail "rank $r failed"; }
-  done
+  BERT_DIST_CPU_TRANSPORT=${3:-auto} local_ranks 2 2 0 "$WORK/two_" \
+    "$TRAINER" --config "$1" --benchmark 4 --save-weights "$2" || fail "a rank of 2 failed"
 }
