@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/trainer/have_bf16.h"
 #include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/bf16_round.h"
@@ -27,12 +28,6 @@ using F32 = std::vector<float>;
 
 namespace {
 
-bool have_bf16() {
-  std::string isa;
-  const bool ok = cpu::cpu_has_bf16_matmul(&isa);
-  if (!ok) MESSAGE("skipped: this CPU has " << isa);
-  return ok;
-}
 
 F32 normal(size_t n, unsigned seed, float scale = 1.0f) {
   std::mt19937 g(seed);
@@ -73,7 +68,7 @@ TEST_CASE("widen_bf16 is exact: rounding a widened bf16 gives its bits back") {
 }
 
 TEST_CASE("bf16 operands and results: a bf16 C is the fp32 C rounded; bf16 A and B are read as they are") {
-  if (!have_bf16()) return;
+  if (!test::have_bf16()) return;
   const Precision bf16(cpu::MatmulPrecision::bf16);
   const int m = 150, n = 96, k = 70;  // m >= 64: split over the threads' row blocks
   for (bool ta : {false, true})
@@ -163,7 +158,7 @@ TEST_CASE("GELU on bf16: the fp32 GELU of the widened input, rounded; backward's
 }
 
 TEST_CASE("linear_backward with a bf16 dy: its producer sums the bias (db must be null); dx and dW as for fp32 dy") {
-  if (!have_bf16()) return;
+  if (!test::have_bf16()) return;
   const Precision bf16(cpu::MatmulPrecision::bf16);
   const int t = 96, in = 40, out = 72;
   const F32 x = normal(static_cast<size_t>(t) * in, 11), w = normal(static_cast<size_t>(in) * out, 12);
@@ -180,7 +175,7 @@ TEST_CASE("linear_backward with a bf16 dy: its producer sums the bias (db must b
 }
 
 TEST_CASE("attention on bf16 Q, K, V writing a bf16 output: the bits of attention on their fp32 values, rounded") {
-  if (!have_bf16()) return;
+  if (!test::have_bf16()) return;
   const Precision bf16(cpu::MatmulPrecision::bf16);
   const int heads = 2, d = 64, hidden = heads * d, seq_len = 80;
   const std::vector<int32_t> start = {0, 77, 100, 180}, first_flat = {0, 80, 160};

@@ -17,6 +17,7 @@
 
 #include "tests/unit/trainer/h5_fixture.h"
 #include "tests/unit/trainer/attention_kept.h"
+#include "tests/unit/trainer/have_bf16.h"
 #include "tests/unit/trainer/rel_error.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cpu/bert_cpu.h"
@@ -28,16 +29,6 @@
 
 using namespace bert;
 
-namespace {
-
-bool have_bf16() {
-  std::string isa;
-  const bool ok = cpu::cpu_has_bf16_matmul(&isa);
-  if (!ok) MESSAGE("skipped: this CPU has " << isa);
-  return ok;
-}
-
-}  // namespace
 
 TEST_CASE("to_bf16 rounds to nearest even, keeps NaN and flushes subnormals as vcvtneps2bf16 does") {
   const float x[] = {1.0f, 1.00390625f /* halfway: even → 1 */, 1.01171875f /* halfway: even → 1.015625 */,
@@ -108,7 +99,7 @@ TEST_CASE("round_to_bf16_stream: the same bits as the loop at every alignment, w
 }
 
 TEST_CASE("bf16 GEMM matches the fp32 reference within 1e-2 for every transpose, alpha and beta") {
-  if (!have_bf16()) return;
+  if (!test::have_bf16()) return;
   const int m = 37, n = 70, k = 300;
   std::mt19937 g(3);
   std::normal_distribution<float> d(0, 1);
@@ -141,7 +132,7 @@ TEST_CASE("gemm_bias: the bias in oneDNN's epilogue gives the bits of C filled w
   for (std::vector<float>* v : {&a, &b, &bias})
     for (auto& x : *v) x = d(g);
   for (const auto precision : {cpu::MatmulPrecision::fp32, cpu::MatmulPrecision::bf16}) {
-    if (precision == cpu::MatmulPrecision::bf16 && !have_bf16()) continue;
+    if (precision == cpu::MatmulPrecision::bf16 && !test::have_bf16()) continue;
     CAPTURE(precision == cpu::MatmulPrecision::bf16);
     cpu::set_matmul_precision(precision);
     const int ldc = n + 2;  // the dense-scratch path too (bf16)
@@ -196,7 +187,7 @@ TEST_CASE("round_to_bf16_with_column_sums: the rounding's bits, the column sums,
 }
 
 TEST_CASE("bf16 GEMM reads operands inside the registered bf16 copy: the same bits as rounding them per call") {
-  if (!have_bf16()) return;
+  if (!test::have_bf16()) return;
   const int m = 29, n = 48, k = 200;
   std::mt19937 g(5);
   std::normal_distribution<float> d(0, 1);
@@ -229,7 +220,7 @@ TEST_CASE("bf16 GEMM reads operands inside the registered bf16 copy: the same bi
 }
 
 TEST_CASE("bf16 attention (its GEMMs in bf16) matches the fp32 reference: forward and backward 1e-2 relative") {
-  if (!have_bf16()) return;
+  if (!test::have_bf16()) return;
   // BERT's head size; three sequences of different lengths (a packed row and a padded one)
   const int heads = 2, d = 64, hidden = heads * d, seq_len = 80;
   const std::vector<int32_t> start = {0, 77, 100, 180}, first_flat = {0, 80, 160};
@@ -273,7 +264,7 @@ TEST_CASE("bf16 attention (its GEMMs in bf16) matches the fp32 reference: forwar
 }
 
 TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and gradients 5e-2 relative") {
-  if (!have_bf16()) return;
+  if (!test::have_bf16()) return;
   for (const char* file : {"bert_tiny_padded.h5", "bert_tiny_packed.h5"}) {
     CAPTURE(file);
     test::H5File f(test::reference_path(file));
