@@ -2,15 +2,19 @@
 # CPU data parallelism on one node: `trainer --benchmark N` as 1 rank with all T threads and global batch
 # G, against R ranks with T/R threads each and batch G/R, every rank bound to its own cores (numactl
 # --physcpubind; on a multi-socket node bind per NUMA node instead, as the harness's binding.unit
-# socket does), file rendezvous; the R ranks run twice, with the gradient allreduce through shared
-# memory (the default on one node) and through Gloo TCP (BERT_DIST_CPU_TRANSPORT=tcp). Alternated ROUNDS
-# times; prints each run's seq/s, the medians and the ratios. Runtime: base/128, G 8, 3 steps: ~6 min on
-# an idle 2-core machine.
+# socket does; with more ranks than cores, 1 thread each and unbound), file rendezvous; the R ranks run
+# twice, with the CPU collective's shared memory (BERT_DIST_CPU_TRANSPORT=shm: on one node the default;
+# as NODES emulated nodes, shared memory within each and Gloo TCP between them) and with Gloo TCP alone.
+# Alternated ROUNDS times; prints each run's seq/s, the medians and the ratios. Runtime: base/128, G 8,
+# 3 steps: ~6 min on an idle 2-core machine.
 # Usage: bench/cpu_ranks.sh TRAINER [SIZE=base] [SEQ=128] [GLOBAL_BATCH=8] [STEPS=3] [ROUNDS=3] [PRECISION=fp32]
+#        [RANKS=2] [NODES=1]
 set -euo pipefail
 source "$(dirname "$0")/../scripts/lib/local_ranks.sh"
 TRAINER=$1 SIZE=${2:-base} SEQ=${3:-128} G=${4:-8} STEPS=${5:-3} ROUNDS=${6:-3} PREC=${7:-fp32}
-CPUS=$(nproc) R=2
+R=${8:-2} NODES=${9:-1}
+CPUS=$(nproc) PER_RANK=$(($(nproc) / R))
+SHM=$([ "$NODES" = 1 ] && echo "shared memory" || echo "shared memory within $NODES nodes + TCP")
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 config() {  # FILE BATCH THREADS
@@ -23,14 +27,15 @@ run: {seed: 1, threads: $3, precision: $PREC, rendezvous_dir: $WORK/rdv}
 YAML
 }
 config "$WORK/one.yaml" "$G" "$CPUS"
-config "$WORK/two.yaml" $((G / R)) $((CPUS / R))
+config "$WORK/two.yaml" $((G / R)) $((PER_RANK > 0 ? PER_RANK : 1))
 seqs() { sed -n 's/.* \([0-9.e+]*\) seq\/s.*/\1/p' "$1"; }
 one=() shm=() tcp=()
-echo "cpu_ranks: $SIZE seq $SEQ global batch $G $PREC, $CPUS cpus, $STEPS steps, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "cpu_ranks: $SIZE seq $SEQ global batch $G $PREC, $R ranks as $NODES node(s), $CPUS cpus, $STEPS steps, load $(cut -d' ' -f1-3 /proc/loadavg)"
 ranks() {  # TRANSPORT: R ranks at once; prints rank 0's seq/s
   rm -rf "$WORK/rdv" && mkdir -p "$WORK/rdv"
-  BERT_DIST_CPU_TRANSPORT=$1 local_ranks "$R" "$R" $((CPUS / R)) "$WORK/two_" \
+  BERT_DIST_CPU_TRANSPORT=$1 BERT_GLOO_HOST=127.0.0.1 local_ranks "$R" $((R / NODES)) "$PER_RANK" "$WORK/two_" \
     "$TRAINER" --config "$WORK/two.yaml" --benchmark "$STEPS"
+  grep -q "LAMB sharded" "$WORK/two_0.out" && echo "sharded: $(grep -o 'LAMB sharded[^:]*' "$WORK/two_0.out")" >&2
   seqs "$WORK/two_0.out"
 }
 for round in $(seq "$ROUNDS"); do
@@ -38,12 +43,13 @@ for round in $(seq "$ROUNDS"); do
   one+=("$(seqs "$WORK/one.out")")
   shm+=("$(ranks shm)")
   tcp+=("$(ranks tcp)")
-  echo "round $round: 1 rank x $CPUS threads ${one[-1]} seq/s, $R ranks x $((CPUS / R)) threads ${shm[-1]} seq/s (shared memory), ${tcp[-1]} seq/s (Gloo TCP), load $(cut -d' ' -f1 /proc/loadavg)"
+  echo "round $round: 1 rank x $CPUS threads ${one[-1]} seq/s, $R ranks x $((PER_RANK > 0 ? PER_RANK : 1)) threads ${shm[-1]} seq/s ($SHM), ${tcp[-1]} seq/s (Gloo TCP), load $(cut -d' ' -f1 /proc/loadavg)"
 done
-python3 - "${one[*]}" "${shm[*]}" "${tcp[*]}" <<'PY'
+python3 - "${one[*]}" "${shm[*]}" "${tcp[*]}" "$R" "$SHM" <<'PY'
 import statistics, sys
 one, shm, tcp = ([float(x) for x in a.split()] for a in sys.argv[1:4])
+r, label = sys.argv[4], sys.argv[5]
 m1, ms, mt = statistics.median(one), statistics.median(shm), statistics.median(tcp)
-print(f"median: 1 rank {m1:.4g} seq/s, 2 ranks {ms:.4g} seq/s (shared memory), {mt:.4g} seq/s (Gloo TCP); "
-      f"2 ranks / 1 rank {ms / m1:.3f} (shared memory), {mt / m1:.3f} (Gloo TCP)")
+print(f"median: 1 rank {m1:.4g} seq/s, {r} ranks {ms:.4g} seq/s ({label}), {mt:.4g} seq/s (Gloo TCP); "
+      f"{r} ranks / 1 rank {ms / m1:.3f} ({label}), {mt / m1:.3f} (Gloo TCP)")
 PY

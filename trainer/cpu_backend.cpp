@@ -1,8 +1,9 @@
 // The CPU backend: BertCpu forward/backward per micro-batch, gradient allreduce over the CPU
 // collective (clipping before or after it, optimizer.clip_after_allreduce), optim::Lamb in fp32.
-// Where the collective shards updates (shared memory on one node), each rank sums, clips and updates
-// only its run of whole tensors (optim/shards.h) and the ranks then gather the weights: the same
-// result as every rank updating everything, for a share of LAMB's time and memory.
+// Where the collective shards updates (shared memory on one node, or within each node of several),
+// each rank sums, clips and updates only its run of whole tensors (optim/shards.h) and the ranks then
+// gather the weights: the same result as every rank updating everything, for a share of LAMB's time
+// and memory.
 // run.precision bf16: the model's GEMMs take bf16 operands (oneDNN, gemm_bf16.h), and the activations
 // only GEMMs and GELU read are kept in bf16 (bert_cpu.cpp); weights, gradients, the residual stream and
 // LAMB stay fp32.
@@ -34,8 +35,9 @@ class CpuBackend final : public TrainBackend {
         model_(ctx.layout),
         coll_(ctx.coll),
         sharded_(coll_.size() > 1 && coll_.shards_updates()),
-        shards_(optim::shard_tensors(ctx.layout, sharded_ ? coll_.size() : 1)),
-        mine_(sharded_ ? coll_.rank() : 0),
+        group_(sharded_ ? coll_.update_group() : dist::Collective::UpdateGroup{}),
+        shards_(optim::shard_tensors(ctx.layout, group_.parts)),
+        mine_(group_.part),
         lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate},
               shards_.first_tensor[static_cast<size_t>(mine_)], shards_.first_tensor[static_cast<size_t>(mine_) + 1]),
         sched_(lr_schedule(ctx.cfg)) {
@@ -79,7 +81,10 @@ class CpuBackend final : public TrainBackend {
       }
       factor = 1.0 / world;
       if (cfg_.clip_after_allreduce) {
-        double sq = optim::sum_squares(grads_.data() + shards_.begin(mine_), shards_.end(mine_) - shards_.begin(mine_));
+        // sharded: the parts' sums of one copy of the summed gradients (every copy holds the same bits)
+        double sq = group_.copy != 0 ? 0.0
+                                     : optim::sum_squares(grads_.data() + shards_.begin(mine_),
+                                                          shards_.end(mine_) - shards_.begin(mine_));
         if (sharded_) coll_.allreduce_sum(&sq, 1);
         out.grad_norm = std::sqrt(sq) * factor;
         factor *= optim::clip_factor(out.grad_norm);
@@ -127,7 +132,9 @@ class CpuBackend final : public TrainBackend {
     const std::string fp32 = std::string("fp32 (") + cpu::blas_library_name(cpu::blas_library()) + " sgemm)";
     return "cpu " + (cfg_.precision == "bf16" ? std::string("bf16 GEMMs (oneDNN)") : fp32) + ", threads " +
            std::to_string(omp_get_max_threads()) +
-           (sharded_ ? ", LAMB sharded over " + std::to_string(coll_.size()) + " ranks" : std::string());
+           (sharded_ ? ", LAMB sharded over " + std::to_string(group_.parts) + " ranks" +
+                           (group_.copies > 1 ? " per node" : "")
+                     : std::string());
   }
 
  private:
@@ -137,9 +144,10 @@ class CpuBackend final : public TrainBackend {
   cpu::Bf16Copy params16_;  // bf16 runs: the weights' bf16 copy, rounded by LAMB once per step
   cpu::BertCpu model_;
   dist::Collective& coll_;
-  bool sharded_;          // this rank sums and updates its run of tensors only, then the ranks gather
-  optim::Shards shards_;  // one run per rank when sharded_, else one run of all tensors
-  int mine_;              // this rank's run
+  bool sharded_;  // this rank sums and updates its run of tensors only, then its group gathers them
+  dist::Collective::UpdateGroup group_;  // the ranks that share one copy of the update (one part: not sharded)
+  optim::Shards shards_;                 // one run per rank of the group, or one run of all tensors
+  int mine_;                             // this rank's run
   optim::Lamb lamb_;
   optim::LrSchedule sched_;
   data::Batch batch_;

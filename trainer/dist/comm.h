@@ -64,21 +64,30 @@ class Collective {
   virtual int size() const = 0;
   virtual const char* transport() const = 0;  // "none" (1 rank), "shm", "shm+tcp" or "tcp"
 
-  // Sharded updates: rank r owns [bounds[r], bounds[r+1]) of a buffer (bounds: size()+1 ascending
-  // offsets, the same on every rank). Whether they beat allreduce_sum here (shared memory: each rank
-  // sums and updates its own part only); without that a caller allreduces and updates everything.
+  // Sharded updates. The job's ranks form `copies` groups of ranks that each hold one copy of what is
+  // updated, split into `parts` parts, one per rank of the group: part `part` is this rank's, and
+  // `copy` is its group's index. The job (the default, and shared memory on one node): one group, its
+  // parts the ranks. Several nodes through shared memory and TCP: a group per node, its parts the
+  // node's local ranks. bounds: parts+1 ascending offsets from 0, the same on every rank of a group.
+  struct UpdateGroup {
+    int parts = 1, part = 0, copy = 0, copies = 1;
+  };
+  virtual UpdateGroup update_group() const { return {size(), rank(), 0, 1}; }
+  // Whether sharded updates beat allreduce_sum here (shared memory: each rank sums and updates its own
+  // part only); without that a caller allreduces and updates everything.
   virtual bool shards_updates() const { return false; }
-  // The sum over the ranks of each rank's own part, into that part of its buffer (each element summed
-  // as allreduce_sum sums it: the same bits); the rest of `data` is unspecified. Each rank's values are
+  // The sum over every rank of the job, into this rank's part of its buffer (each element summed as
+  // allreduce_sum sums it: the same bits); the rest of `data` is unspecified. Each rank's values are
   // multiplied by its own `scale` first (a rank's gradient clipping; the bits of scaling, then summing).
   // Default: the scaling, then allreduce_sum.
   virtual void reduce_scatter_sum(float* data, const std::vector<size_t>& bounds, float scale = 1.0f);
-  // Each rank's part of `data` (offsets in bytes) copied to every rank. Default: a broadcast per rank.
+  // Each part of `data` (offsets in bytes) copied from its rank to every rank of the group. Default: a
+  // broadcast per rank (one group: the job).
   virtual void allgather(void* data, const std::vector<size_t>& byte_bounds);
 };
 
-// DistError unless `bounds` are size+1 ascending offsets from 0 (a sharded collective's parts).
-void check_shard_bounds(const std::vector<size_t>& bounds, int size);
+// DistError unless `bounds` are parts+1 ascending offsets from 0 (a sharded collective's parts).
+void check_shard_bounds(const std::vector<size_t>& bounds, int parts);
 
 // DistError unless 0 <= root < size (a collective's broadcast).
 void check_broadcast_root(int root, int size);

@@ -30,24 +30,25 @@ void check_broadcast_root(int root, int size) {
     throw DistError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size) + ")");
 }
 
-void check_shard_bounds(const std::vector<size_t>& bounds, int size) {
-  bool ok = bounds.size() == static_cast<size_t>(size) + 1 && bounds[0] == 0;
+void check_shard_bounds(const std::vector<size_t>& bounds, int parts) {
+  bool ok = bounds.size() == static_cast<size_t>(parts) + 1 && bounds[0] == 0;
   for (size_t r = 1; ok && r < bounds.size(); ++r) ok = bounds[r - 1] <= bounds[r];
   if (ok) return;
   std::string got;
   for (size_t r = 0; r < bounds.size() && r < 8; ++r) got += (r ? ", " : "") + std::to_string(bounds[r]);
-  throw DistError("a sharded collective needs " + std::to_string(size + 1) + " ascending offsets from 0, got [" + got +
+  throw DistError("a sharded collective needs " + std::to_string(parts + 1) + " ascending offsets from 0, got [" + got +
                   (bounds.size() > 8 ? ", ...]" : "]"));
 }
 
 void Collective::reduce_scatter_sum(float* data, const std::vector<size_t>& bounds, float scale) {
-  check_shard_bounds(bounds, size());
+  check_shard_bounds(bounds, update_group().parts);
   if (scale != 1.0f)
     for (size_t i = 0; i < bounds.back(); ++i) data[i] *= scale;
   allreduce_sum(data, bounds.back());
 }
 
 void Collective::allgather(void* data, const std::vector<size_t>& byte_bounds) {
+  if (update_group().copies != 1) throw DistError("allgather: the default broadcasts over the job, which is one group only");
   check_shard_bounds(byte_bounds, size());
   for (int r = 0; r < size(); ++r)
     broadcast(static_cast<char*>(data) + byte_bounds[static_cast<size_t>(r)],

@@ -28,7 +28,13 @@ class LeadersKV final : public KVStore {
 class NodesCollective final : public Collective {
  public:
   NodesCollective(const ProcessInfo& p, KVStore& kv, std::unique_ptr<ShmGroup> group)
-      : rank_(p.rank), size_(p.size), node_(p.node), group_(std::move(group)) {
+      : rank_(p.rank),
+        size_(p.size),
+        node_(p.node),
+        num_nodes_(p.num_nodes),
+        local_rank_(p.local_rank),
+        local_size_(p.local_size),
+        group_(std::move(group)) {
     static std::atomic<int> instances{0};
     const std::string key = "gloo-nodes" + std::to_string(instances++);
     std::vector<int> leaders(static_cast<size_t>(p.num_nodes), -1);
@@ -67,6 +73,15 @@ class NodesCollective final : public Collective {
   int size() const override { return size_; }
   const char* transport() const override { return "shm+tcp"; }
 
+  // A copy of the update per node, split among its ranks: LAMB's time and memory per rank as on one
+  // node, the network carrying what allreduce_sum carries (reduce_scatter_sum is the default: the
+  // scaling, then allreduce_sum), the weights gathered within the node.
+  UpdateGroup update_group() const override { return {local_size_, local_rank_, node_, num_nodes_}; }
+  bool shards_updates() const override { return true; }
+  void allgather(void* data, const std::vector<size_t>& byte_bounds) override {
+    group_->allgather(data, ShmGroup::parts_of(byte_bounds, local_size_));
+  }
+
  private:
   // The node's sum into its local rank 0, the nodes' sums over TCP there, the total to the node.
   template <class T>
@@ -77,7 +92,7 @@ class NodesCollective final : public Collective {
     group_->broadcast(data, n * sizeof(T), 0);
   }
 
-  int rank_, size_, node_;
+  int rank_, size_, node_, num_nodes_, local_rank_, local_size_;
   std::unique_ptr<ShmGroup> group_;
   std::unique_ptr<Collective> between_;  // the nodes' local ranks 0 only
 };

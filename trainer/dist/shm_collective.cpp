@@ -354,6 +354,17 @@ class NodeGroup final : public ShmGroup {
   bool holding_ = false;
 };
 
+}  // namespace
+
+ShmGroup::Parts ShmGroup::parts_of(const std::vector<size_t>& bounds, int parts) {
+  check_shard_bounds(bounds, parts);
+  Parts out(static_cast<size_t>(parts));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = {bounds[i], bounds[i + 1]};
+  return out;
+}
+
+namespace {
+
 class ShmCollective final : public Collective {
  public:
   ShmCollective(const ProcessInfo& p, std::unique_ptr<ShmGroup> group)
@@ -379,11 +390,10 @@ class ShmCollective final : public Collective {
  private:
   // Job rank r's part, at its local rank's index.
   ShmGroup::Parts local_parts(const std::vector<size_t>& bounds) const {
-    check_shard_bounds(bounds, size_);
-    ShmGroup::Parts parts(static_cast<size_t>(size_));
+    const ShmGroup::Parts by_rank = ShmGroup::parts_of(bounds, size_);
+    ShmGroup::Parts parts(by_rank.size());
     for (int r = 0; r < size_; ++r)
-      parts[static_cast<size_t>(group_->local_of()[static_cast<size_t>(r)])] = {bounds[static_cast<size_t>(r)],
-                                                                                bounds[static_cast<size_t>(r) + 1]};
+      parts[static_cast<size_t>(group_->local_of()[static_cast<size_t>(r)])] = by_rank[static_cast<size_t>(r)];
     return parts;
   }
 

@@ -22,6 +22,8 @@ class ShmGroup {
   // Local rank l owns [parts[l].first, parts[l].second) (floats, then bytes): the sum over the node of
   // its part (each rank's values times its `scale`), into its buffer there; each part copied to every rank.
   using Parts = std::vector<std::pair<size_t, size_t>>;
+  // Parts from parts+1 ascending offsets (check_shard_bounds), part i at index i.
+  static Parts parts_of(const std::vector<size_t>& bounds, int parts);
   virtual void reduce_scatter_sum(float* data, const Parts& parts, float scale) = 0;
   virtual void allgather(void* data, const Parts& byte_parts) = 0;
   virtual void barrier() = 0;

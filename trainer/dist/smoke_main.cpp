@@ -63,11 +63,12 @@ int run(const std::string& rendezvous, size_t count, int exit_rank) {
   coll->allreduce_sum(f.data(), f.size());
   coll->allreduce_sum(d.data(), d.size());
   const double allreduce_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // sharded updates' pair: rank r owns an uneven part (the last the rest); each sums its part, then
-  // every part reaches every rank
+  // sharded updates' pair: the i-th rank of an update group owns an uneven part (the last the rest);
+  // each sums its part over the job, then every part reaches every rank of its group
   std::vector<float> g(count, static_cast<float>(p.rank + 1));
-  std::vector<size_t> bounds(static_cast<size_t>(p.size) + 1, count);
-  for (int r = 0; r < p.size; ++r) bounds[static_cast<size_t>(r)] = std::min(count, count * r * r / (p.size * p.size));
+  const int parts = coll->update_group().parts;
+  std::vector<size_t> bounds(static_cast<size_t>(parts) + 1, count);
+  for (int i = 0; i < parts; ++i) bounds[static_cast<size_t>(i)] = std::min(count, count * i * i / (parts * parts));
   coll->reduce_scatter_sum(g.data(), bounds);
   for (size_t& b : bounds) b *= sizeof(float);
   coll->allgather(g.data(), bounds);

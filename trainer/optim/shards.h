@@ -1,6 +1,6 @@
 // The parameter tensors split into runs of whole tensors, one per rank, as even in elements as the
 // tensors' sizes allow: a rank sums, clips and LAMB-updates its run only (a trust ratio needs a whole
-// tensor), then the runs are gathered (dist::Collective::shards_updates).
+// tensor), then the runs are gathered (dist::Collective::shards_updates, update_group).
 #pragma once
 #include <cstddef>
 #include <vector>

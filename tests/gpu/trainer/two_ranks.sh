@@ -25,10 +25,10 @@ if [ "${gpus:-0}" -lt 2 ]; then
   echo "SKIPPED: needs 2 CUDA devices (nvidia-smi lists ${gpus:-none})"
   exit 77
 fi
-run_two_ranks "$WORK/two.yaml" "$WORK/two.h5"
+run_ranks 2 2 "$WORK/two.yaml" "$WORK/two.h5"
 "$TRAINER" --config "$WORK/two.yaml" --benchmark 4 --save-weights "$WORK/half.h5" > "$WORK/half.out" 2>&1 \
   || { cat "$WORK/half.out" >&2; fail "half-batch run failed"; }
-cat "$WORK/one.out" "$WORK/two_0.out" "$WORK/half.out"
+cat "$WORK/one.out" "$WORK/rank_0.out" "$WORK/half.out"
 "$PYTHON" - "$WORK/one.h5" "$WORK/two.h5" "$WORK/half.h5" <<'PY' || fail "2 x B is not closer to 1 x 2B than 1 x B is"
 import sys
 import h5py

@@ -82,11 +82,11 @@ run: {seed: 5, $3, rendezvous_dir: $WORK/rdv}
 YAML
 }
 
-# run_two_ranks CONFIG WEIGHTS [TRANSPORT]: `trainer --benchmark 4` as ranks 0 and 1 of a local launch
-# (rank 0 saves WEIGHTS), the CPU collective's BERT_DIST_CPU_TRANSPORT (default auto); their outputs in
-# $WORK/two_<rank>.out.
-run_two_ranks() {
+# run_ranks WORLD PER_NODE CONFIG WEIGHTS [TRANSPORT]: `trainer --benchmark 4` as the WORLD ranks of a
+# local launch, PER_NODE to an emulated node (rank 0 saves WEIGHTS), the CPU collective's
+# BERT_DIST_CPU_TRANSPORT (default auto); their outputs in $WORK/rank_<rank>.out.
+run_ranks() {
   rm -rf "$WORK/rdv" && mkdir -p "$WORK/rdv"
-  BERT_DIST_CPU_TRANSPORT=${3:-auto} local_ranks 2 2 0 "$WORK/two_" \
-    "$TRAINER" --config "$1" --benchmark 4 --save-weights "$2" || fail "a rank of 2 failed"
+  BERT_DIST_CPU_TRANSPORT=${5:-auto} BERT_GLOO_HOST=127.0.0.1 local_ranks "$1" "$2" 0 "$WORK/rank_" \
+    "$TRAINER" --config "$3" --benchmark 4 --save-weights "$4" || fail "a rank of $1 failed"
 }

@@ -290,7 +290,7 @@ TEST_CASE("BERT_DIST_CPU_TRANSPORT: a bad value is an error naming it") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("two nodes of two ranks: Gloo by default; with shm, shared memory within each, TCP between their local ranks 0") {
+TEST_CASE("two nodes of two ranks: Gloo by default; with shm, shared memory within each, TCP between their local ranks 0, updates sharded per node") {
   const fs::path dir = fresh_dir("nodes");
   const size_t n = 5000003;
   for (const char* transport : {"auto", "shm"}) {
@@ -326,6 +326,29 @@ TEST_CASE("two nodes of two ranks: Gloo by default; with shm, shared memory with
         c->broadcast(b.data(), b.size(), root);
         for (char v : b)
           if (v != static_cast<char>(root)) return 3;
+      }
+      // Sharded updates, a copy per node split between its two ranks: each rank's part gets the job's
+      // sum (allreduce's bits), then the node's two parts reach both of its ranks.
+      const Collective::UpdateGroup g = c->update_group();
+      if (!c->shards_updates() || g.parts != 2 || g.part != rank % 2 || g.copy != rank / 2 || g.copies != 2) return 10;
+      const std::vector<size_t> bounds = {0, 1234567, n};
+      std::vector<float> y = input_of(rank, n);
+      for (float& e : y) e *= 0.75f;
+      std::vector<float> z = input_of(rank, n);
+      c->allreduce_sum(y.data(), n);
+      c->reduce_scatter_sum(z.data(), bounds, 0.75f);
+      const size_t lo = bounds[static_cast<size_t>(g.part)], hi = bounds[static_cast<size_t>(g.part) + 1];
+      if (std::memcmp(z.data() + lo, y.data() + lo, (hi - lo) * sizeof(float)) != 0) return 11;
+      std::vector<size_t> bytes = bounds;
+      for (size_t& b : bytes) b *= sizeof(float);
+      for (size_t i = 0; i < n; ++i)  // the rest is unspecified: only the gather may fill it
+        if (i < lo || i >= hi) z[i] = -1.0f;
+      c->allgather(z.data(), bytes);
+      if (std::memcmp(z.data(), y.data(), n * sizeof(float)) != 0) return 12;
+      try {
+        c->allgather(z.data(), {0, n, n, n, n});  // the job's 4 ranks: the group has 2
+        return 13;
+      } catch (const DistError&) {
       }
       c->barrier();
       return 0;
