@@ -144,7 +144,10 @@ class CpuBackend final : public TrainBackend {
   cpu::Bf16Copy params16_;  // bf16 runs: the weights' bf16 copy, rounded by LAMB once per step
   cpu::BertCpu model_;
   dist::Collective& coll_;
-  bool sharded_;  // this rank sums and updates its run of tensors only, then its group gathers them
+  // this rank sums and updates its run of tensors only, then its group gathers them; the same on every
+  // rank of the job (the transport is), as the collectives it adds must be, even where a node's group
+  // has one rank
+  bool sharded_;
   dist::Collective::UpdateGroup group_;  // the ranks that share one copy of the update (one part: not sharded)
   optim::Shards shards_;                 // one run per rank of the group, or one run of all tensors
   int mine_;                             // this rank's run
