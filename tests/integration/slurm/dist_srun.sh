@@ -62,7 +62,11 @@ case "$case_name" in
     done
     # shared memory within each node, Gloo between the nodes' local ranks 0
     run srun --mpi=pmi2 -N2 --ntasks-per-node=2 --export=ALL,BERT_DIST_CPU_TRANSPORT=shm "$smoke"
-    expect_ok_lines 4 'transport=shm+tcp' 'size=4' ;;
+    expect_ok_lines 4 'transport=shm+tcp' 'size=4'
+    # uneven nodes (2 + 1 ranks): the sharded pair splits each node's copy among that node's ranks
+    run srun --mpi=pmi2 -N2 -n3 --export=ALL,BERT_DIST_CPU_TRANSPORT=shm "$smoke"
+    expect_ok_lines 3 'transport=shm+tcp' 'size=3'
+    [ "$(grep -c 'local=0/1 node=1/2' "$out")" = 1 ] || fail "not 2 + 1 ranks on the two nodes" ;;
   gres)
     run srun --mpi=pmi2 -N2 --ntasks-per-node=1 --gres=gpu:8 "$smoke"
     expect_ok_lines 2 'transport=tcp .*gpus=0,1,2,3,4,5,6,7 OK'
