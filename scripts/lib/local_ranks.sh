@@ -8,11 +8,11 @@
 # stdout and stderr in OUT_PREFIX<r>.out, and waits for all of them. CPUS_PER_RANK > 0 binds each rank to
 # its own block of that many CPUs (numactl --physcpubind; blocks wrap around the machine's CPUs). Any
 # other variable (BERT_DIST_CPU_TRANSPORT, ...) goes in front of the call. Returns 1 after printing the
-# output of the first rank that failed.
+# output of every rank that failed (the first in rank order is often only the one left waiting).
 local_ranks() {
   local world=$1 per=$2 bind=$3 out=$4
   shift 4
-  local pids=() r failed=""
+  local pids=() r failed=()
   for r in $(seq 0 $((world - 1))); do
     local pin=()
     if [ "$bind" -gt 0 ]; then
@@ -24,11 +24,13 @@ local_ranks() {
     pids+=($!)
   done
   for r in $(seq 0 $((world - 1))); do
-    wait "${pids[$r]}" || [ -n "$failed" ] || failed=$r
+    wait "${pids[$r]}" || failed+=("$r")
   done
-  if [ -n "$failed" ]; then
-    cat "$out$failed.out" >&2
-    echo "local_ranks: rank $failed of $world failed: $*" >&2
-    return 1
-  fi
+  [ ${#failed[@]} -eq 0 ] && return 0
+  for r in "${failed[@]}"; do
+    echo "--- rank $r of $world:" >&2
+    cat "$out$r.out" >&2
+  done
+  echo "local_ranks: rank(s) ${failed[*]} of $world failed: $*" >&2
+  return 1
 }
