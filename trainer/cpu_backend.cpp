@@ -37,9 +37,9 @@ class CpuBackend final : public TrainBackend {
         sharded_(coll_.size() > 1 && coll_.shards_updates()),
         group_(sharded_ ? coll_.update_group() : dist::Collective::UpdateGroup{}),
         shards_(optim::shard_tensors(ctx.layout, group_.parts)),
-        mine_(group_.part),
         lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate},
-              shards_.first_tensor[static_cast<size_t>(mine_)], shards_.first_tensor[static_cast<size_t>(mine_) + 1]),
+              shards_.first_tensor[static_cast<size_t>(group_.part)],
+              shards_.first_tensor[static_cast<size_t>(group_.part) + 1]),
         sched_(lr_schedule(ctx.cfg)) {
     cpu::set_matmul_precision(cfg_.precision == "bf16" ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32);
   }
@@ -83,8 +83,8 @@ class CpuBackend final : public TrainBackend {
       if (cfg_.clip_after_allreduce) {
         // sharded: the parts' sums of one copy of the summed gradients (every copy holds the same bits)
         double sq = group_.copy != 0 ? 0.0
-                                     : optim::sum_squares(grads_.data() + shards_.begin(mine_),
-                                                          shards_.end(mine_) - shards_.begin(mine_));
+                                     : optim::sum_squares(grads_.data() + shards_.begin(group_.part),
+                                                          shards_.end(group_.part) - shards_.begin(group_.part));
         if (sharded_) coll_.allreduce_sum(&sq, 1);
         out.grad_norm = std::sqrt(sq) * factor;
         factor *= optim::clip_factor(out.grad_norm);
@@ -148,9 +148,8 @@ class CpuBackend final : public TrainBackend {
   // rank of the job (the transport is), as the collectives it adds must be, even where a node's group
   // has one rank
   bool sharded_;
-  dist::Collective::UpdateGroup group_;  // the ranks that share one copy of the update (one part: not sharded)
+  dist::Collective::UpdateGroup group_;  // the ranks sharing one copy of the update; `part`: this rank's run
   optim::Shards shards_;                 // one run per rank of the group, or one run of all tensors
-  int mine_;                             // this rank's run
   optim::Lamb lamb_;
   optim::LrSchedule sched_;
   data::Batch batch_;

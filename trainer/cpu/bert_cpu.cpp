@@ -23,27 +23,28 @@ using Keep = std::vector<uint8_t>;
 
 namespace {
 
-struct LayerActs {
-  Vec q, k, v, probs, dropped, ctx, res1, mean1, rstd1, h1, inter, act, res2, mean2, rstd2, h2;
-  Keep pkeep, akeep, okeep;
-  std::vector<uint16_t> dropped16;  // bf16 runs: the dropped probabilities as the GEMMs read them
-  // bf16 runs keep these activations in bf16 only (q, k, v, ctx, inter, act stay empty): the dense
-  // layers write Q, K, V in bf16, attention reads them and writes its output in bf16 for the output
-  // dense; the intermediate dense writes inter16, GELU reads it and writes act16 for the output dense.
-  // Backward's products read them as they are.
-  std::vector<uint16_t> q16, k16, v16, ctx16, inter16, act16;
-  Operand q_(bool bf16) const { return bf16 ? Operand(q16.data()) : Operand(q.data()); }
-  Operand k_(bool bf16) const { return bf16 ? Operand(k16.data()) : Operand(k.data()); }
-  Operand v_(bool bf16) const { return bf16 ? Operand(v16.data()) : Operand(v.data()); }
-  Operand ctx_(bool bf16) const { return bf16 ? Operand(ctx16.data()) : Operand(ctx.data()); }
-  Operand act_(bool bf16) const { return bf16 ? Operand(act16.data()) : Operand(act.data()); }
-  AttentionDropped kept_dropped(bool bf16) { return {bf16 ? nullptr : dropped.data(), bf16 ? dropped16.data() : nullptr}; }
-};
-
 template <class V>
 void fit(V& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
+
+// An activation only GEMMs and GELU read: fp32, or in bf16 runs bf16 only, written so by its producer
+// (a dense layer, attention, GELU) and read as it is (the other buffer stays empty).
+struct Act {
+  Vec f32;
+  std::vector<uint16_t> b16;
+  void fit(bool bf16, size_t n) { bf16 ? bert::cpu::fit(b16, n) : bert::cpu::fit(f32, n); }
+  Operand in(bool bf16) const { return bf16 ? Operand(b16.data()) : Operand(f32.data()); }
+  Output out(bool bf16) { return bf16 ? Output(b16.data()) : Output(f32.data()); }
+};
+
+struct LayerActs {
+  Act q, k, v, ctx, inter, act;
+  Vec probs, dropped, res1, mean1, rstd1, h1, res2, mean2, rstd2, h2;
+  Keep pkeep, akeep, okeep;
+  std::vector<uint16_t> dropped16;  // bf16 runs: the dropped probabilities as the GEMMs read them
+  AttentionDropped kept_dropped(bool bf16) { return {bf16 ? nullptr : dropped.data(), bf16 ? dropped16.data() : nullptr}; }
+};
 
 // dst[rows[i]] += src[i] for each of n rows of width h (the heads' gradients back into the tokens).
 void scatter_add_rows(const float* src, const int32_t* rows, int n, int h, float* dst) {
@@ -78,8 +79,8 @@ struct BertCpu::State {
   Vec mlm_in, mlm_pre, mlm_act, mlm_mean, mlm_rstd, mlm_t, logits;
   Vec cls_in, pooled, nsp_logits;
   // backward scratch
-  Vec dx, dtmp, dtmp2, dq, dk, dv, dctx_buf, dinter, dact, dxq, x_heads;
-  std::vector<uint16_t> dinter16;  // bf16 runs: GELU's backward writes the intermediate dense's dy in bf16
+  Vec dx, dtmp, dtmp2, dq, dk, dv, dctx_buf, dact, dxq, x_heads;
+  Act dinter;  // bf16 runs: GELU's backward writes the intermediate dense's dy in bf16
   Vec mlm_dt, mlm_dact, mlm_dpre, mlm_din;
   Bf16Copy x16;  // bf16 runs: an operand several GEMMs read in a row, rounded once (ScopedBf16)
   // bf16 runs: the fp32 activations GEMMs read, rounded once in forward and kept, registered, for the
@@ -235,16 +236,10 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
     const int32_t* tok_flat = last ? st.head_tok_flat.data() : st.tok_flat.data();
     const AttentionShape ash = attention_shape(st, c, last);
     const int64_t* prob_off = ash.prob_offset;
-    if (bf16)
-      fit(a.k16, TH), fit(a.v16, TH), fit(a.q16, nH), fit(a.ctx16, nH);
-    else
-      fit(a.k, TH), fit(a.v, TH), fit(a.q, nH), fit(a.ctx, nH);
+    a.k.fit(bf16, TH), a.v.fit(bf16, TH), a.q.fit(bf16, nH), a.ctx.fit(bf16, nH);
     for (Vec* v : {&a.res1, &a.h1, &a.res2, &a.h2}) fit(*v, nH);
     for (Vec* v : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) fit(*v, n);
-    if (bf16)
-      fit(a.inter16, nI), fit(a.act16, nI);
-    else
-      fit(a.inter, nI), fit(a.act, nI);
+    a.inter.fit(bf16, nI), a.act.fit(bf16, nI);
     fit(a.akeep, nH), fit(a.okeep, nH);
     fit(a.probs, prob_off[S]), fit(a.pkeep, prob_off[S]);
     bf16 ? fit(a.dropped16, prob_off[S]) : fit(a.dropped, prob_off[S]);
@@ -260,22 +255,20 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
 
     if (bf16) st.kept16(l, State::kX).refresh(x, TH);
     if (bf16 && last) st.kept16(l, State::kXq).refresh(xq, nH);
-    const auto out = [bf16](Vec& f32, std::vector<uint16_t>& b16) {
-      return bf16 ? Output(b16.data()) : Output(f32.data());
-    };
-    linear_forward(xq, P + o.q_w, P + o.q_b, out(a.q, a.q16), n, H, H);
-    linear_forward(x, P + o.k_w, P + o.k_b, out(a.k, a.k16), T, H, H);
-    linear_forward(x, P + o.v_w, P + o.v_b, out(a.v, a.v16), T, H, H);
-    attention_forward(ash, a.q_(bf16), a.k_(bf16), a.v_(bf16), a.probs.data(), a.pkeep.data(), out(a.ctx, a.ctx16),
-                      stream(l, 0), pa, a.kept_dropped(bf16));
-    linear_forward(a.ctx_(bf16), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H);
+    linear_forward(xq, P + o.q_w, P + o.q_b, a.q.out(bf16), n, H, H);
+    linear_forward(x, P + o.k_w, P + o.k_b, a.k.out(bf16), T, H, H);
+    linear_forward(x, P + o.v_w, P + o.v_b, a.v.out(bf16), T, H, H);
+    attention_forward(ash, a.q.in(bf16), a.k.in(bf16), a.v.in(bf16), a.probs.data(), a.pkeep.data(),
+                      a.ctx.out(bf16), stream(l, 0), pa, a.kept_dropped(bf16));
+    linear_forward(a.ctx.in(bf16), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H);
     dropout_forward(st.dtmp.data(), a.res1.data(), a.akeep.data(), tok_flat, n, H, stream(l, 1), ph);
     for (size_t i = 0; i < nH; ++i) a.res1[i] += xq[i];
     layernorm_forward(a.res1.data(), P + o.ao_ln_g, P + o.ao_ln_b, a.h1.data(), a.mean1.data(), a.rstd1.data(), n, H);
     if (bf16) st.kept16(l, State::kH1).refresh(a.h1.data(), nH);
-    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, out(a.inter, a.inter16), n, H, I);
-    bf16 ? gelu_forward(a.inter16.data(), a.act16.data(), nI) : gelu_forward(a.inter.data(), a.act.data(), nI);
-    linear_forward(a.act_(bf16), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
+    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.out(bf16), n, H, I);
+    bf16 ? gelu_forward(a.inter.b16.data(), a.act.b16.data(), nI)
+         : gelu_forward(a.inter.f32.data(), a.act.f32.data(), nI);
+    linear_forward(a.act.in(bf16), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
     dropout_forward(st.dtmp.data(), a.res2.data(), a.okeep.data(), tok_flat, n, H, stream(l, 2), ph);
     for (size_t i = 0; i < nH; ++i) a.res2[i] += a.h1[i];
     layernorm_forward(a.res2.data(), P + o.o_ln_g, P + o.o_ln_b, a.h2.data(), a.mean2.data(), a.rstd2.data(), n, H);
@@ -333,8 +326,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
   const float ph = st.dropout ? c.hidden_dropout : 0.0f, pa = st.dropout ? c.attention_dropout : 0.0f;
   for (Vec* v : {&st.dx, &st.dtmp, &st.dtmp2, &st.dq, &st.dk, &st.dv, &st.dctx_buf, &st.dxq}) fit(*v, TH);
   const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
-  bf16 ? fit(st.dinter16, TI) : fit(st.dinter, TI);
-  fit(st.dact, TI);
+  st.dinter.fit(bf16, TI), fit(st.dact, TI);
   // The heads' gradient lands on the last layer's output: st.NQ rows.
   std::fill(st.dx.begin(), st.dx.begin() + static_cast<std::ptrdiff_t>(st.NQ) * H, 0.0f);
   const size_t MH = static_cast<size_t>(M) * H;
@@ -401,13 +393,13 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
                        G + o.o_ln_b, n, H, acc);
     std::memcpy(dh1, dres, sizeof(float) * nH);
     dropout_backward(dres, dres, a.okeep.data(), nH, ph);
-    linear_backward(a.act_(bf16), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
+    linear_backward(a.act.in(bf16), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
     if (bf16)  // GELU's backward writes the bf16 dy and sums the intermediate dense's bias gradient
-      gelu_backward(a.inter16.data(), st.dact.data(), st.dinter16.data(), G + o.i_b, n, I, acc);
+      gelu_backward(a.inter.b16.data(), st.dact.data(), st.dinter.b16.data(), G + o.i_b, n, I, acc);
     else
-      gelu_backward(a.inter.data(), st.dact.data(), st.dinter.data(), nI);
-    linear_backward(a.h1.data(), P + o.i_w, bf16 ? Operand(st.dinter16.data()) : Operand(st.dinter.data()), dx,
-                    G + o.i_w, bf16 ? nullptr : G + o.i_b, n, H, I, acc);
+      gelu_backward(a.inter.f32.data(), st.dact.data(), st.dinter.f32.data(), nI);
+    linear_backward(a.h1.data(), P + o.i_w, st.dinter.in(bf16), dx, G + o.i_w, bf16 ? nullptr : G + o.i_b, n, H, I,
+                    acc);
     for (size_t i = 0; i < nH; ++i) dh1[i] += dx[i];
     // LN1 → residual (x) + dropout → attention output dense → attention → Q/K/V
     layernorm_backward(a.res1.data(), P + o.ao_ln_g, a.mean1.data(), a.rstd1.data(), dh1, dres, G + o.ao_ln_g,
@@ -415,11 +407,11 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     float* dxq = last ? st.dxq.data() : dx;  // the gradient wrt the query rows of the layer input
     std::memcpy(dxq, dres, sizeof(float) * nH);  // residual path into the layer input
     dropout_backward(dres, dres, a.akeep.data(), nH, ph);
-    linear_backward(a.ctx_(bf16), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, acc);
+    linear_backward(a.ctx.in(bf16), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, acc);
     {
       // bf16: the attention output's gradient is read by two products per head (dV, and dP)
       const ScopedBf16 round_once(st.x16, st.dctx_buf.data(), nH);
-      attention_backward(ash, a.q_(bf16), a.k_(bf16), a.v_(bf16), a.probs.data(), a.pkeep.data(),
+      attention_backward(ash, a.q.in(bf16), a.k.in(bf16), a.v.in(bf16), a.probs.data(), a.pkeep.data(),
                          st.dctx_buf.data(), st.dq.data(), st.dk.data(), st.dv.data(), pa, a.kept_dropped(bf16));
     }
     linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H, acc);

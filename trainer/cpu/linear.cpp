@@ -37,16 +37,14 @@ void linear_backward(Operand x, const float* w, Operand dy, float* dx, float* dw
                      bool accumulate) {
   if (dy.bf16) {
     if (db) throw std::logic_error("linear_backward: a bf16 dy's column sums come from its producer (db must be null)");
-  } else if (matmul_precision() == MatmulPrecision::bf16) {
-    // dy, read by both products, is rounded once, in the pass that sums its columns
-    thread_local Bf16Copy dy16;
-    const ScopedBf16 round_once(dy16, dy.f32, static_cast<size_t>(t) * out, [&](uint16_t* y16) {
-      round_to_bf16_with_column_sums(dy.f32, t, out, y16, db, accumulate);
-    });
     return products(x, w, dy, dx, dw, t, in, out, accumulate);
-  } else {
-    add_column_sums(dy.f32, db, t, out, accumulate);
   }
+  // bf16 runs: dy, read by both products, is rounded once, in the pass that sums its columns
+  thread_local Bf16Copy dy16;
+  const ScopedBf16 round_once(dy16, dy.f32, static_cast<size_t>(t) * out, [&](uint16_t* y16) {
+    round_to_bf16_with_column_sums(dy.f32, t, out, y16, db, accumulate);
+  });
+  if (matmul_precision() != MatmulPrecision::bf16) add_column_sums(dy.f32, db, t, out, accumulate);
   products(x, w, dy, dx, dw, t, in, out, accumulate);
 }
 
