@@ -1,7 +1,8 @@
 #include "harness/plan/build_plan.h"
 
 #include <filesystem>
-#include <regex>
+
+#include <fmt/format.h>
 
 #include "binding/binding_json.h"
 #include "harness/config/naming.h"
@@ -16,6 +17,7 @@
 #include "harness/plan/system_json.h"
 #include "harness/plan/trainer_config.h"
 #include "harness/plan/walltime.h"
+#include "results/rcp.h"
 #include "results/rules.h"
 #include "trainer/backend_status.h"
 
@@ -25,10 +27,11 @@ namespace {
 using detail::guarded;
 
 void check_duration(const Config& cfg, const std::string& key) {
-  static const std::regex re(R"(^(\d+|\d+:\d{2}|\d+:\d{2}:\d{2}|\d+-\d+(:\d{2}(:\d{2})?)?)$)");
-  std::string v = cfg.str(key);
-  if (!v.empty() && !std::regex_match(v, re))
-    cfg.fail(key, "'" + v + "' is not a Slurm time (minutes, mm:ss, hh:mm:ss or d-hh[:mm[:ss]])");
+  try {
+    parse_walltime_seconds(cfg.str(key));
+  } catch (const std::invalid_argument& e) {
+    cfg.fail(key, e.what());
+  }
 }
 
 void set_identity(Plan& plan, const Config& cfg) {
@@ -70,13 +73,7 @@ void add_nodes(Plan& plan, const NodeLayout& layout, const Launcher& launcher, c
 
 // The per-experiment watchdog and the job's limit, one derived from the other (walltime.h).
 void set_walltimes(ExperimentPlan& ex, const Config& cfg, std::vector<std::string>& warnings) {
-  for (const char* key : {"experiment.run_walltime", "experiment.job_walltime"}) {
-    try {
-      parse_walltime_seconds(cfg.str(key));
-    } catch (const std::invalid_argument& e) {
-      cfg.fail(key, e.what());
-    }
-  }
+  for (const char* key : {"experiment.run_walltime", "experiment.job_walltime"}) check_duration(cfg, key);
   try {
     Walltimes w = resolve_walltimes(cfg.str("experiment.run_walltime"), cfg.str("experiment.job_walltime"), ex.nexp);
     ex.run_walltime = w.run;
@@ -86,6 +83,26 @@ void set_walltimes(ExperimentPlan& ex, const Config& cfg, std::vector<std::strin
   } catch (const std::invalid_argument& e) {
     cfg.fail("experiment.job_walltime", e.what());
   }
+}
+
+// A per-run limit below the shortest time the run can take (closed_division.h) kills every run: refused in
+// the closed division (the set is for a result), a warning in the open one.
+void check_run_walltime(Plan& plan, const Config& cfg, double gbs) {
+  const double limit = parse_walltime_seconds(plan.experiment.run_walltime);
+  if (limit <= 0) return;
+  const RunTimeFloor floor = run_time_floor(cfg, gbs, plan.world_size);
+  if (limit >= floor.seconds) return;
+  const std::string key = plan.experiment.walltime_derived == "run" ? "experiment.job_walltime" : "experiment.run_walltime";
+  const std::string from = plan.experiment.walltime_derived == "run"
+                               ? fmt::format(" (derived: {})", walltime_rule(Walltimes{plan.experiment.run_walltime, plan.experiment.job_walltime, "run", ""},
+                                                                            plan.experiment.nexp))
+                               : "";
+  const std::string msg = fmt::format("the per-run limit {}{} is shorter than any run can take: at least {:.1f} minutes, {}; "
+                                      "every run would be killed. Give experiment.run_walltime (NVIDIA's WALLTIME_RUNANDTIME) "
+                                      "for one run",
+                                      plan.experiment.run_walltime, from, floor.seconds / 60, floor.why);
+  if (plan.experiment.division == "closed") cfg.fail(key, "closed division: " + msg);
+  plan.warnings.push_back(msg);
 }
 
 void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
@@ -175,20 +192,35 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   set_experiment(plan, cfg, opts);
   plan.submit.argv = launcher.submit_command(ctx.job, plan.experiment.job_walltime, plan.system_file);
   plan.target_accuracy = cfg.real("benchmark.target_accuracy");
+  const double gbs = planned_global_batch(cfg, plan.world_size);
   if (plan.experiment.division == "closed") {
-    const double gbs = planned_global_batch(cfg, plan.world_size);
     check_closed_division(cfg, gbs);
     RcpOutlook rcp = rcp_outlook(gbs, plan.experiment.ruleset);
     plan.rcp = rcp.text;
     if (!rcp.submittable) plan.warnings.push_back(rcp.text);
+    if (plan.experiment.nexp < results::rcp::kSubmissionRuns)
+      plan.warnings.push_back(fmt::format("closed division: experiment.nexp {} is below the {} runs a BERT result needs; this set "
+                                          "cannot be submitted as it is (--resume with NEXP={} adds the runs it lacks)",
+                                          plan.experiment.nexp, results::rcp::kSubmissionRuns, results::rcp::kSubmissionRuns));
   }
+  check_run_walltime(plan, cfg, gbs);
   // Ranks the executor starts itself have no launcher to meet through: they meet in a directory.
   if (launcher.starts_each_rank()) plan.rendezvous_dir = plan.experiment.output_dir + "/rendezvous";
 
   if (cfg.flag("topology.compare")) plan.host_bind = host_tool(opts.bin_dir, "bind");
+  plan.topology_assumed = cfg.flag("topology.assumed");
+  if (plan.topology_assumed && !cfg.given("topology.xml") && !cfg.given("topology.synthetic"))
+    cfg.fail("topology.assumed", "an assumed topology needs topology.synthetic (or topology.xml): what is assumed");
   ctx.bin_dir = opts.bin_dir;
   ctx.process_env = opts.env;
   ctx.data = resolve_data(cfg, plan, opts.bin_dir);
+  // What every node must read before the first run (the preflight); synthetic data is made by a setup step.
+  for (const auto& [key, path] : {std::pair<const char*, std::string>{"benchmark.data.train_dir", ctx.data.train_dir},
+                                  {"benchmark.data.eval_dir", ctx.data.eval_dir}, {"benchmark.data.checkpoint", ctx.data.checkpoint}}) {
+    bool made = false;
+    for (const Command& c : plan.setup) made = made || (!c.creates.empty() && path.rfind(c.creates, 0) == 0);
+    if (!path.empty() && !made) plan.data_paths[key] = path;
+  }
   const TrainerInputs inputs = trainer_inputs(plan, cfg, layout, ctx.data);
   ctx.trainer = inputs.backend == "cuda" ? "trainer-cuda" : "trainer";  // trainer/CMakeLists.txt: two binaries
   add_commands(plan, cfg, ctx);
@@ -207,7 +239,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
                   static_cast<int>(cfg.integer("benchmark.gradient_accumulation_steps")),
                   cfg.str("benchmark.data.format") == "packed"};
   for (std::string& w : check_mlperf_name(cfg.file(), facts)) plan.warnings.push_back(std::move(w));
-  if (plan.num_nodes > 1 && layout.topology.this_system)
+  if (plan.num_nodes > 1 && layout.topology.this_system && !plan.topology_assumed)
     plan.warnings.push_back("topology is read live on this host; the plan assumes every " + plan.launcher +
                             " node looks the same (give topology.xml to pin it)");
   return plan;

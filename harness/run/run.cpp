@@ -268,7 +268,10 @@ bool SetRunner::preflight() {
   try {  // what every node checks against: the plan's topology, and a token only the output directory holds
     const std::string dir = tree_.root + "/preflight";
     fs::create_directories(dir);
-    if (!plan_.host_bind.empty() && !plan_.nodes.empty()) {
+    checks.data_paths = plan_.data_paths;
+    if (plan_.topology_assumed && !plan_.nodes.empty()) {
+      checks.expected_gpus = static_cast<int>(plan_.nodes.front().topology.gpus.size());
+    } else if (!plan_.host_bind.empty() && !plan_.nodes.empty()) {
       checks.bind = plan_.host_bind;
       checks.expected_topology = fs::absolute(dir + "/expected_topology.json").string();
       write_file_atomic(checks.expected_topology, json(plan_.nodes.front().topology).dump(2) + "\n");
