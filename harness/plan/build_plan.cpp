@@ -1,5 +1,6 @@
 #include "harness/plan/build_plan.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -238,7 +239,15 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   NameFacts facts{plan.num_nodes, plan.ranks_per_node, static_cast<int>(cfg.integer("benchmark.batch_size")),
                   static_cast<int>(cfg.integer("benchmark.gradient_accumulation_steps")),
                   cfg.str("benchmark.data.format") == "packed"};
-  for (std::string& w : check_mlperf_name(cfg.file(), facts)) plan.warnings.push_back(std::move(w));
+  const std::vector<std::string> by_file = check_mlperf_name(cfg.file(), facts);
+  plan.warnings.insert(plan.warnings.end(), by_file.begin(), by_file.end());
+  // The name the results carry (MLPerf's <system>_<nodes>x<gpus>x<batch>x<accum>) must say what runs; once
+  // when the file name says the same.
+  auto tail = [](const std::string& w) { return w.substr(w.find(" says ")); };
+  if (cfg.given("system.config_name"))
+    for (std::string& w : check_mlperf_name(cfg.str("system.config_name"), facts, "system.config_name"))
+      if (std::none_of(by_file.begin(), by_file.end(), [&](const std::string& f) { return tail(f) == tail(w); }))
+        plan.warnings.push_back(std::move(w));
   if (plan.num_nodes > 1 && layout.topology.this_system && !plan.topology_assumed)
     plan.warnings.push_back("topology is read live on this host; the plan assumes every " + plan.launcher +
                             " node looks the same (give topology.xml to pin it)");
