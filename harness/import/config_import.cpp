@@ -60,17 +60,12 @@ void set_key(YAML::Node root, const std::string& path, const YAML::Node& value) 
 std::string run_walltime_key() { return schema_find("experiment.run_walltime") ? "experiment.run_walltime" : "launcher.srun.time_per_run"; }
 std::string job_walltime_key() { return schema_find("experiment.job_walltime") ? "experiment.job_walltime" : "experiment.walltime"; }
 
-// A node no shipped base describes, from what run.sub's users give: srun with run.sub's --mpi default, and
-// a topology assumed from the config's own variables, never read from the host importing it (a login node
+// A node no shipped base describes (its launcher: srun, as run.sub's), from what run.sub's users give: a topology assumed from the config's own variables, never read from the host importing it (a login node
 // has no GPUs): DGXNSOCKET, DGXSOCKETCORES and DGXHT when given (else one socket with a core per GPU), the
 // DGXNGPU GPUs spread evenly over the sockets (the DGX layout). topology.assumed tells the plan and the
 // preflight that it is an assumption: each compute node's GPU count is checked, not its whole description.
-void describe_unknown_node(const std::map<std::string, std::string>& vars, bool nvidia, YAML::Node y,
-                           std::map<std::string, ImportRow>& rows, std::vector<std::string>& notes) {
-  if (nvidia) {
-    y["launcher"]["type"] = "srun";
-    y["launcher"]["srun"]["mpi"] = "pmix";  // run.sub: --mpi=${SLURM_MPI_TYPE:-pmix}
-  }
+void describe_unknown_node(const std::map<std::string, std::string>& vars, YAML::Node y, std::map<std::string, ImportRow>& rows,
+                           std::vector<std::string>& notes) {
   auto number = [&](const char* k, int fallback) {
     if (!vars.count(k) || vars.at(k).empty()) return fallback;
     try {
@@ -321,7 +316,11 @@ ImportResult import_config(const ImportOptions& opts) {
   } else {
     extend("common/bert_phase2.yaml");
     r.notes.push_back("no shipped hardware base for '" + dgxsystem + "'");
-    if (o.topology.empty()) describe_unknown_node(vars, nvidia, y, rows, r.notes);
+    if (nvidia) {
+      y["launcher"]["type"] = "srun";
+      y["launcher"]["srun"]["mpi"] = "pmix";  // run.sub: --mpi=${SLURM_MPI_TYPE:-pmix}
+    }
+    if (o.topology.empty()) describe_unknown_node(vars, y, rows, r.notes);
   }
   if (!o.topology.empty()) {  // the real node's hwloc XML (lstopo --of xml), relative to the YAML
     if (!fs::is_regular_file(o.topology)) throw UserError(Loc{o.topology}, "", "harness import --topology: cannot read the file");
