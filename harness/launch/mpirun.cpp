@@ -54,6 +54,9 @@ class Mpirun final : public Launcher {
   Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const override {
     Hosts h;
     h.names = cfg.strings("launcher.mpirun.hosts");
+    for (size_t i = 0; i < h.names.size(); ++i)
+      if (const std::string problem = host_name_problem(h.names[i]); !problem.empty())
+        throw UserError(cfg.item_loc("launcher.mpirun.hosts", i), "launcher.mpirun.hosts[" + std::to_string(i) + "]", problem);
     const std::string hostfile = cfg.path("launcher.mpirun.hostfile");
     if (!hostfile.empty()) {
       std::ifstream in(hostfile);

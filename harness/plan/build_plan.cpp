@@ -43,6 +43,10 @@ void set_identity(Plan& plan, const Config& cfg) {
   else if (auto n = parse_mlperf_name(cfg.file()); n && !cfg.str("system.name").empty())
     plan.config_name = cfg.str("system.name") + stem.substr(n->system.size());  // DGXA100_1x8x56x1
   plan.system_name = cfg.str("system.name").empty() ? plan.config_name : cfg.str("system.name");
+  // It names a folder (results/<name>/) and a file (systems/<name>.json): one path component.
+  if (plan.system_name.find_first_of("/\\") != std::string::npos || plan.system_name == "." || plan.system_name == "..")
+    cfg.fail(cfg.str("system.name").empty() ? "system.config_name" : "system.name",
+             "'" + plan.system_name + "' names results/<name>/ and systems/<name>.json: no '/', '\\', '.' or '..'");
   plan.launcher = cfg.str("launcher.type");
   plan.num_nodes = static_cast<int>(cfg.integer("nodes.count"));
 }
@@ -185,7 +189,11 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   ctx.job.gpus_per_node = layout.gpus;
   ctx.job.hosts = launcher.find_hosts(cfg, opts.env, plan.num_nodes);
   plan.warnings.insert(plan.warnings.end(), ctx.job.hosts.warnings.begin(), ctx.job.hosts.warnings.end());
-  if (!cfg.str("launcher.master_addr").empty()) ctx.job.hosts.master_addr = cfg.str("launcher.master_addr");
+  if (!cfg.str("launcher.master_addr").empty()) {
+    if (const std::string problem = host_name_problem(cfg.str("launcher.master_addr")); !problem.empty())
+      cfg.fail("launcher.master_addr", problem);
+    ctx.job.hosts.master_addr = cfg.str("launcher.master_addr");
+  }
   ctx.job.master_port = std::to_string(cfg.integer("launcher.master_port"));
   add_nodes(plan, layout, launcher, ctx.job);
   for (const auto& [k, v] : cfg.string_map("env")) plan.env[k] = v;

@@ -112,3 +112,11 @@ TEST_CASE("closed division gaps (issue 37): NEXP below 10, a config name that co
   CHECK(has(named, "system.config_name Box_2x8x48x1 says nodes 2 but nodes.count is 1"));
   CHECK_FALSE(has(plan_of({"system.config_name=Box_1x8x48x1"}), "says"));
 }
+
+TEST_CASE("system.name is one path component; launcher.master_addr a host name (issue 37)") {
+  CHECK(error_of([] { plan_of({"system.name=../../etc"}); }) ==
+        "--set system.name=../../etc: system.name: '../../etc' names results/<name>/ and systems/<name>.json: no '/', '\\', '.' "
+        "or '..'");
+  CHECK(error_of([] { plan_of({"launcher.master_addr=node_1"}); }).find("launcher.master_addr: 'node_1' is not a host name") !=
+        std::string::npos);
+}
