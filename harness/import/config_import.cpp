@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -20,6 +19,7 @@
 #include "harness/plan/node_layout.h"
 #include "harness/plan/trainer_profiles.h"
 #include "harness/plan/walltime.h"
+#include "harness/run/output_tree.h"
 
 namespace bert::harness {
 namespace fs = std::filesystem;
@@ -158,13 +158,6 @@ std::string default_launcher_script(const ImportOptions& o) {
   return fs::exists(p) ? p.string() : "";
 }
 
-std::string slurp_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // A helper the config sources that its folder lacks (its repository lacks it: a config copied out of
 // NVIDIA's tree, a helper left in the submitter's other implementation folder, a name built from a
 // variable the site sets). What stands in, as a note; "" when nothing does.
@@ -193,7 +186,7 @@ std::string stand_in_for(ImportOptions& o, const MissingSourceError& e) {
     if (d.is_directory() && d.path() != folder && fs::is_regular_file(d.path() / name)) found.push_back(d.path() / name);
   std::sort(found.begin(), found.end());
   if (!found.empty()) {
-    o.bash.stand_ins[name] = slurp_file(found.front());
+    o.bash.stand_ins[name] = read_file(found.front().string());
     return name + " is not beside the config: " + found.front().string() + " stands in (the same submitter's other implementation)";
   }
   // 3. config_<SYSTEM>_common.sh of hardware a shipped base describes: the base's node
