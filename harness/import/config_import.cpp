@@ -515,7 +515,7 @@ std::vector<std::string> topology_contradictions(const ImportResult& r, const No
   differ("DGXNSOCKET", value("DGXNSOCKET"), node.packages, "socket(s)");
   if (node.packages > 0) differ("DGXSOCKETCORES", value("DGXSOCKETCORES"), node.cores / node.packages, "cores per socket");
   if (node.cores > 0) differ("DGXHT", value("DGXHT"), node.pus / node.cores, "hardware thread(s) per core");
-  differ("DGXNGPU", value("DGXNGPU"), node.gpus, "GPU(s)");
+  if (value("DGXNGPU") > node.gpus) differ("DGXNGPU", value("DGXNGPU"), node.gpus, "GPU(s)");  // fewer: a part of the node
   return out;
 }
 

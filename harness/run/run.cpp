@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <regex>
 #include <sstream>
 
 #include "binding/binding_json.h"
@@ -502,9 +503,10 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       write_file_atomic(tree_.result(i), mllog_only(log_text));
       e.result = rel(tree_.result(i));
       check_result(e);
-      // A failed run whose log the checker rejects is no result (MLPerf scores a compliant aborted run as
-      // not converged; this one it would not read at all): kept beside, under a name no result reader takes.
-      if (e.status == ExpStatus::Failed && e.compliant && !*e.compliant) {
+      // A failed run that never logged run_start is no result (one that started and was stopped is: MLPerf
+      // scores it as not converged); its lines are kept beside, under a name no result reader takes.
+      static const std::regex run_start(R"re("key":\s*"run_start")re");
+      if (e.status == ExpStatus::Failed && e.compliant && !*e.compliant && !std::regex_search(log_text, run_start)) {
         const std::string kept = tree_.result(i) + ".noncompliant";
         fs::rename(tree_.result(i), kept);
         e.result = rel(kept);
