@@ -1,9 +1,11 @@
 """The run of scripts/bench-gpu on the GPU machine: the steps of gpu_steps.py, each within its own time
-limit, the whole within BENCH_DEADLINE seconds (default 560: a device call may take 600), going on past
-a failing or hanging step. Writes ONE results file (gpu-run.json: an entry of bench/results/gpu.json)
-and ONE tarball of logs (gpu-logs.tar.gz) to $OUT (default build-gpu-run/), prints the step table.
-Exit 0 when nothing failed, 1 when a step failed, timed out or was cut by the deadline, 77 when every
-step skipped (no GPU: the CPU machine), 2 when the stage is missing or stale."""
+limit, the whole within BENCH_DEADLINE seconds (default 360: the device rule's 6 minutes of a call),
+going on past a failing or hanging step; BENCH_ONLY (a regular expression) runs only the steps whose
+name it matches (a second call for what the first did not reach). Writes ONE results file (gpu-run.json:
+an entry of bench/results/gpu.json) and ONE tarball of logs (gpu-logs.tar.gz) to $OUT (default
+build-gpu-run/), both rewritten after every step so that a killed run keeps what it did; prints the
+step table. Exit 0 when nothing failed, 1 when a step failed, timed out or was cut by the deadline, 77
+when every step skipped (no GPU: the CPU machine), 2 when the stage is missing or stale."""
 import datetime
 import glob
 import json
@@ -15,6 +17,7 @@ import site
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 
 import gpu_stage
@@ -168,12 +171,32 @@ def put(doc, path, value):
     doc[path[-1]] = value
 
 
+def write_results(out_dir, entry, work, manifest_path):
+    """gpu-run.json and gpu-logs.tar.gz in out_dir, each replaced whole."""
+    with open(os.path.join(out_dir, "gpu-run.json.partial"), "w") as f:
+        json.dump(entry, f, indent=1)
+    os.replace(os.path.join(out_dir, "gpu-run.json.partial"), os.path.join(out_dir, "gpu-run.json"))
+    with tarfile.open(os.path.join(out_dir, "gpu-logs.tar.gz.partial"), "w:gz") as t:
+        t.add(os.path.join(work, "logs"), arcname="logs")
+        t.add(manifest_path, arcname="MANIFEST.json")
+    os.replace(os.path.join(out_dir, "gpu-logs.tar.gz.partial"), os.path.join(out_dir, "gpu-logs.tar.gz"))
+
+
 def run(stage_arg="build-gpu-stage", src="."):
     src = os.path.abspath(src)
     out_dir = os.path.abspath(os.environ.get("OUT") or "build-gpu-run")
-    deadline = time.monotonic() + float(os.environ.get("BENCH_DEADLINE", "560"))
-    work = os.path.join(out_dir, "work")
-    shutil.rmtree(work, ignore_errors=True)
+    budget = float(os.environ.get("BENCH_DEADLINE", "360"))
+    deadline = time.monotonic() + budget
+    only = re.compile(os.environ.get("BENCH_ONLY", ""))
+    os.makedirs(out_dir, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="bench-gpu-run.")  # outside $OUT: only the two result files come back
+    try:
+        return run_in(stage_arg, src, out_dir, work, deadline, budget, only)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_in(stage_arg, src, out_dir, work, deadline, budget, only):
     os.makedirs(os.path.join(work, "logs"))
     tarball = os.path.join(stage_arg, "stage.tar.xz") if os.path.isdir(stage_arg) else stage_arg
     if os.path.isfile(tarball):
@@ -203,10 +226,15 @@ def run(stage_arg="build-gpu-stage", src="."):
              "device": dev["device"], "gpus": dev["gpus"], "driver": dev["driver"], "cuda": dev["cuda"],
              "host": host_info(),
              "provenance": "scripts/bench-gpu run: this entry and gpu-logs.tar.gz (every step's output) from one device call",
-             "settings": {"bench_steps": ctx.steps, "bench_size": ctx.size}, "tests": [], "steps": []}
+             "settings": {"bench_steps": ctx.steps, "bench_size": ctx.size, "deadline_s": budget,
+                          "only": only.pattern or None},
+             "complete": False, "tests": [], "steps": [],
+             "not_verified": (["two GPUs (NCCL)"] if dev["gpus"] < 2 else []) + ["multi-node"]}
     results = {}
     tp = os.path.join(stage, "bench", "trainer_throughput")
     for step in gpu_steps.steps(ctx):
+        if not only.search(step.name):
+            continue
         log = os.path.join(work, "logs", step.name + ".log")
         cwd = os.path.join(work, "steps", step.name)
         os.makedirs(cwd, exist_ok=True)
@@ -218,7 +246,7 @@ def run(stage_arg="build-gpu-stage", src="."):
         elif step.flag and not flag_known(tp, step.flag, env):
             row.update(status="SKIP", detail=f"trainer_throughput has no {step.flag} yet")
         elif left < 10:
-            row.update(status="NOT RUN", detail=f"the run's deadline ({os.environ.get('BENCH_DEADLINE', '560')} s) came first")
+            row.update(status="NOT RUN", detail=f"the run's deadline (BENCH_DEADLINE {budget:g} s) came first")
         else:
             limit = int(min(step.limit, left))
             status, rc, secs = run_commands(step, env, log, cwd, limit)
@@ -233,24 +261,20 @@ def run(stage_arg="build-gpu-stage", src="."):
         (entry["tests"] if step.test else entry["steps"]).append(row)
         secs = f"{row['seconds']:6.1f}s" if "seconds" in row else "      -"
         print(f"{row['status']:<{STATUS_WIDTH}} {secs}  {step.name:<28} {row.get('detail', '')[:160]}", flush=True)
+        write_results(out_dir, entry, work, mpath)
     for mode, figures in entry.get("throughput", {}).items():
         ours, peer = figures.get("bert_cuda"), figures.get("pytorch")
         if ours and peer and peer.get("seq_per_s"):
             figures["ratio_seq_per_s"] = ours["seq_per_s"] / peer["seq_per_s"]
             print(f"throughput {mode}: ours {ours['seq_per_s']:.1f} seq/s (MFU {ours['mfu']:.3f}), PyTorch "
                   f"{peer['seq_per_s']:.1f} (MFU {peer['mfu']:.3f}), ratio {figures['ratio_seq_per_s']:.2f}")
-    entry["not_verified"] = (["two GPUs (NCCL)"] if dev["gpus"] < 2 else []) + ["multi-node"]
+    entry["complete"] = True
+    write_results(out_dir, entry, work, mpath)
     statuses = [r["status"] for r in entry["tests"] + entry["steps"]]
-    with open(os.path.join(out_dir, "gpu-run.json"), "w") as f:
-        json.dump(entry, f, indent=1)
-    with tarfile.open(os.path.join(out_dir, "gpu-logs.tar.gz"), "w:gz") as t:
-        t.add(os.path.join(work, "logs"), arcname="logs")
-        t.add(mpath, arcname="MANIFEST.json")
-    shutil.rmtree(work, ignore_errors=True)
     print(f"bench-gpu: wrote {out_dir}/gpu-run.json and {out_dir}/gpu-logs.tar.gz "
           f"({statuses.count('PASS')} passed, {statuses.count('SKIP')} skipped, "
           f"{len(statuses) - statuses.count('PASS') - statuses.count('SKIP')} failed, timed out or not run)")
-    if all(s == "SKIP" for s in statuses):
+    if statuses and all(s == "SKIP" for s in statuses):
         return 77
     return 0 if all(s in ("PASS", "SKIP") for s in statuses) else 1
 

@@ -28,10 +28,12 @@ import tempfile
 TOOLS = ["harness", "bind", "trainer", "trainer-cuda", "bert-data"]
 BENCH = ["trainer_throughput"]
 ARCH = "sm_90a"  # the H100/H200 code the device runs
-# Tracked files the staged binaries are built from (their change makes a stage stale); the GPU scripts
-# and bench/peers run from the working tree itself on the device.
+# Tracked files the staged binaries and files are made from (a change makes a stage stale); the GPU
+# scripts and bench/peers run from the working tree itself on the device, and the unit and integration
+# tests and the other benchmarks are not staged.
 BUILD_INPUTS = ["*.cpp", "*.h", "*.cu", "*.cuh", "*.in", "CMakeLists.txt", "*.cmake", "results/rules/*",
-                "systems/*", "bench/results/gpu.json"]
+                "systems/*.yaml", "systems/*.xml", "bench/results/gpu.json"]
+NOT_STAGED = ["tests/unit/*", "tests/integration/*", "bench/cpu_*", "bench/data_prep/*", "*.md"]
 # Shared libraries the device image provides itself: the C/C++ runtimes and the CUDA libraries.
 SYSTEM_LIBS = ("libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "libstdc++.so", "libgcc_s.so",
                "ld-linux", "libcu", "libnccl", "libnv")
@@ -51,8 +53,9 @@ def _out(argv, **kw):
 
 def build_inputs(src):
     files = _out(["git", "-C", src, "ls-files", "-z"]).split("\0")
-    return sorted(f for f in files if f and any(fnmatch.fnmatch(f, p) or fnmatch.fnmatch(os.path.basename(f), p)
-                                                for p in BUILD_INPUTS))
+    def matches(f, patterns):
+        return any(fnmatch.fnmatch(f, p) or fnmatch.fnmatch(os.path.basename(f), p) for p in patterns)
+    return sorted(f for f in files if f and matches(f, BUILD_INPUTS) and not matches(f, NOT_STAGED))
 
 
 def file_hash(path):
