@@ -105,8 +105,10 @@ def flag_known(binary, flag, env):
     return flag in r.stdout + r.stderr
 
 
-def run_commands(step, env, log, cwd, limit):
-    """(status, rc, seconds): each command in turn until one fails; TIMEOUT when the limit kills it."""
+def run_commands(step, env, python, log, cwd, limit):
+    """(status, rc, seconds): each command in turn until one fails; TIMEOUT when the limit kills it. Our
+    binaries run with the staged libraries (env); a command of `python` in the machine's own environment,
+    so that PyTorch loads the CUDA libraries it was built with."""
     start = time.monotonic()
     rc = 0
     with open(log, "w") as out:
@@ -115,7 +117,8 @@ def run_commands(step, env, log, cwd, limit):
             out.flush()
             left = limit - (time.monotonic() - start)
             try:
-                p = subprocess.Popen(cmd, cwd=cwd, env={**env, **step.env}, stdout=out, stderr=subprocess.STDOUT,
+                base = dict(os.environ) if cmd[0] == python else env
+                p = subprocess.Popen(cmd, cwd=cwd, env={**base, **step.env}, stdout=out, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
             except OSError as e:
                 out.write(f"bench-gpu: cannot start {cmd[0]}: {e}\n")
@@ -249,7 +252,7 @@ def run_in(stage_arg, src, out_dir, work, deadline, budget, only):
             row.update(status="NOT RUN", detail=f"the run's deadline (BENCH_DEADLINE {budget:g} s) came first")
         else:
             limit = int(min(step.limit, left))
-            status, rc, secs = run_commands(step, env, log, cwd, limit)
+            status, rc, secs = run_commands(step, env, ctx.python, log, cwd, limit)
             row.update(status=status, seconds=round(secs, 1), limit_s=limit, detail=summary(status, log))
             if rc not in (0, 77, None):
                 row["exit"] = rc

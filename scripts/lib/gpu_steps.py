@@ -2,7 +2,8 @@
 
 To add a step, add a Step to steps() below. A step
   - runs `commands` (argv lists, one after the other, in its own scratch directory, all within `limit`
-    seconds; the whole run also stops starting steps near its deadline);
+    seconds; the whole run also stops starting steps near its deadline); our binaries with the staged
+    libraries, a command of ctx.python (the PyTorch peer) in the machine's own environment;
   - PASSes on exit 0, SKIPs on exit 77 (its reason: the output's "SKIPPED: ..." line), FAILs otherwise,
     and is a TIMEOUT when its limit kills it; the run goes on past any of them;
   - is skipped before it starts when a step it `needs` did not pass, or when trainer_throughput does

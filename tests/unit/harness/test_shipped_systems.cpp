@@ -15,7 +15,10 @@ namespace {
 Plan shipped(const std::string& name) {
   BuildOptions o;
   o.bin_dir = "/opt/bert/bin";
-  return build_plan(Config::load(std::string(BERT_SOURCE_DIR) + "/systems/" + name), o);
+  Overrides ov;
+  if (name == "local_cuda.yaml")  // this machine's GPU: planned as on a 2-core machine with one GPU
+    ov.sets = {"topology.synthetic=pack:1 numa:1 core:2 pu:1", "topology.gpu_numa_map=[0]"};
+  return build_plan(Config::load(std::string(BERT_SOURCE_DIR) + "/systems/" + name, ov), o);
 }
 
 }  // namespace
