@@ -81,10 +81,13 @@ def library_env(stage, work):
     wheels' libraries; PYTHONPATH: the staged official checker."""
     libs = os.path.join(work, "libs")
     os.makedirs(libs, exist_ok=True)
-    try:
-        known = subprocess.run(["ldconfig", "-p"], text=True, capture_output=True).stdout
-    except OSError:
-        known = ""
+    known = ""
+    for ldconfig in ("ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"):
+        try:
+            known = subprocess.run([ldconfig, "-p"], text=True, capture_output=True).stdout
+            break
+        except OSError:
+            continue
     for lib in glob.glob(os.path.join(stage, "lib", "*")):
         if f"{os.path.basename(lib)} " not in known:
             os.symlink(lib, os.path.join(libs, os.path.basename(lib)))

@@ -35,8 +35,8 @@ BUILD_INPUTS = ["*.cpp", "*.h", "*.cu", "*.cuh", "*.in", "CMakeLists.txt", "*.cm
                 "systems/*.yaml", "systems/*.xml", "bench/results/gpu.json"]
 NOT_STAGED = ["tests/unit/*", "tests/integration/*", "bench/cpu_*", "bench/data_prep/*", "*.md"]
 # Shared libraries the device image provides itself: the C/C++ runtimes and the CUDA libraries.
-SYSTEM_LIBS = ("libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "libstdc++.so", "libgcc_s.so",
-               "ld-linux", "libcu", "libnccl", "libnv")
+SYSTEM_LIBS = ("libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "libresolv.so", "libutil.so",
+               "libstdc++.so", "libgcc_s.so", "ld-linux", "libcu", "libnccl", "libnv")
 
 
 class StageError(Exception):
