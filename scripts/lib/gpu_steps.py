@@ -61,9 +61,11 @@ def steps(ctx):
                                                  [ctx.python, f"{ctx.src}/bench/peers/hf_bert.py", "--batches", batches,
                                                   *timed]],
                         needs=[f"throughput_{mode}"], record=("throughput", mode, "pytorch")))
-    # Issue 35: the per-op profile of one packed step; issue 36: FP8 against our bf16 above.
-    out.append(Step("profile_packed", 90, [[tp, "--mode", "packed", *timed, "--profile"]], flag="--profile",
-                    record=("profile", "packed")))
+    # Issue 35: each op class's time per step against its floor (the table on stderr, in the log; the JSON
+    # with its "profile" in the entry); issue 36: FP8 against our bf16 above.
+    for mode in ("packed", "padded"):
+        out.append(Step(f"profile_{mode}", 90, [[tp, "--mode", mode, *timed, "--profile"]], flag="--profile",
+                        record=("profile", mode)))
     out.append(Step("fp8_packed", 120, [[tp, "--mode", "packed", *timed, "--precision", "fp8"]], flag="--precision",
                     record=("throughput", "packed", "bert_cuda_fp8")))
     return out
