@@ -1,5 +1,8 @@
 #include "trainer/backend_status.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
@@ -11,11 +14,7 @@ extern const char* const kLastGpuRun;  // generated: the newest entry of bench/r
 
 namespace {
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string s;
-  for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
-  return s;
-}
+std::string joined(const std::vector<std::string>& items) { return fmt::format("{}", fmt::join(items, ", ")); }
 
 }  // namespace
 
