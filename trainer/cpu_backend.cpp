@@ -41,12 +41,12 @@ class CpuBackend final : public TrainBackend {
               shards_.first_tensor[static_cast<size_t>(group_.part)],
               shards_.first_tensor[static_cast<size_t>(group_.part) + 1]),
         sched_(lr_schedule(ctx.cfg)) {
-    cpu::set_matmul_precision(cfg_.precision == "bf16" ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32);
+    cpu::set_matmul_precision(cfg_.precision == Precision::bf16 ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32);
   }
 
   void set_params(const std::vector<float>& params) override {
     params_ = params;
-    if (cfg_.precision == "bf16") params16_.refresh(params_.data(), params_.size());
+    if (cfg_.precision == Precision::bf16) params16_.refresh(params_.data(), params_.size());
   }
 
   bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) override {
@@ -130,7 +130,7 @@ class CpuBackend final : public TrainBackend {
   double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
   std::string describe() const override {
     const std::string fp32 = std::string("fp32 (") + cpu::blas_library_name(cpu::blas_library()) + " sgemm)";
-    return "cpu " + (cfg_.precision == "bf16" ? std::string("bf16 GEMMs (oneDNN)") : fp32) + ", threads " +
+    return "cpu " + (cfg_.precision == Precision::bf16 ? std::string("bf16 GEMMs (oneDNN)") : fp32) + ", threads " +
            std::to_string(omp_get_max_threads()) +
            (sharded_ ? ", LAMB sharded over " + std::to_string(group_.parts) + " ranks" +
                            (group_.copies > 1 ? " per node" : "")

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "trainer/cuda/check.h"
+#include "trainer/cuda/fp8_dense.h"
 #include "trainer/cuda/lamb_tensors.h"
 
 namespace bert::cuda {
@@ -57,7 +58,12 @@ void CudaTrainStep::enqueue(Phase phase, uint32_t micro_step) {
   } else {
     model_.backward(scale);
   }
-  if (last) lamb_.step(model_.params_f32(), model_.grads_f32(), m_.get(), v_.get(), model_.params_bf16(), s);
+  if (!last) return;
+  lamb_.step(model_.params_f32(), model_.grads_f32(), m_.get(), v_.get(), model_.params_bf16(), s);
+  if (Fp8DenseLayers* fp8 = model_.fp8()) {  // next scales from this update's amaxes (every rank's), new FP8 weights
+    if (dp_) dp_->allreduce_max(fp8->scaling().current_amax(), static_cast<size_t>(fp8->scaling().count()), s);
+    fp8->end_step(model_.params_f32(), model_.params_bf16(), s);
+  }
 }
 
 bool CudaTrainStep::step(const data::Batch& batch, uint32_t micro_step) {
