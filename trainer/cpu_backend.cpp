@@ -26,13 +26,18 @@
 namespace bert::trainer {
 namespace {
 
+// run.precision as the CPU model computes it (check_backend_available refused the others).
+cpu::MatmulPrecision matmul_precision(Precision p) {
+  return p == Precision::bf16 ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32;
+}
+
 class CpuBackend final : public TrainBackend {
  public:
   explicit CpuBackend(const BackendContext& ctx)
       : cfg_(ctx.cfg),
         layout_(ctx.layout),
         grads_(ctx.layout.total, 0.0f),
-        model_(ctx.layout),
+        model_(ctx.layout, matmul_precision(ctx.cfg.precision)),
         coll_(ctx.coll),
         sharded_(coll_.size() > 1 && coll_.shards_updates()),
         group_(sharded_ ? coll_.update_group() : dist::Collective::UpdateGroup{}),
@@ -40,9 +45,7 @@ class CpuBackend final : public TrainBackend {
         lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate},
               shards_.first_tensor[static_cast<size_t>(group_.part)],
               shards_.first_tensor[static_cast<size_t>(group_.part) + 1]),
-        sched_(lr_schedule(ctx.cfg)) {
-    cpu::set_matmul_precision(cfg_.precision == Precision::bf16 ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32);
-  }
+        sched_(lr_schedule(ctx.cfg)) {}
 
   void set_params(const std::vector<float>& params) override {
     params_ = params;
