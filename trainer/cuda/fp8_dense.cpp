@@ -92,10 +92,20 @@ void Fp8DenseLayers::cast_weights(const float* P, const bf16* P16, cudaStream_t 
   }
 }
 
-void Fp8DenseLayers::forward_gemm(const uint8_t* x8, int x_tensor, const uint8_t* wt, int w_tensor, const bf16* bias,
-                                  bf16* y, int T, int in, int out, cudaStream_t st) {
+void Fp8DenseLayers::dense_forward(const bf16* x, Fp8CastOp op, int x_tensor, uint8_t* x_t, const uint8_t* wt,
+                                   int w_tensor, const bf16* bias, bf16* y, int T, int in, int out, cudaStream_t st) {
+  Fp8CastArgs a;
+  a.x_bf16 = x;
+  a.rows = T;
+  a.cols = in;
+  a.op = op;
+  a.scale = scaling_.scale(x_tensor);
+  a.amax = recording_ ? scaling_.amax(x_tensor) : nullptr;
+  a.out = in8_.get();
+  a.out_t = x_t;
+  fp8_cast(a, st);
   Fp8GemmArgs g;
-  g.x = {x8, Fp8Format::e4m3, scaling_.scale_inv(x_tensor), in};
+  g.x = {in8_.get(), Fp8Format::e4m3, scaling_.scale_inv(x_tensor), in};
   g.w = {wt, Fp8Format::e4m3, scaling_.scale_inv(w_tensor), in};
   g.rows = T;
   g.cols = out;
@@ -107,12 +117,14 @@ void Fp8DenseLayers::forward_gemm(const uint8_t* x8, int x_tensor, const uint8_t
   gemm_.run(g, st);
 }
 
-void Fp8DenseLayers::cast_grad(const bf16* dy, int grad_tensor, int T, int out, float* db, int block,
-                               int64_t block_stride, cudaStream_t st) {
+void Fp8DenseLayers::cast_grad(const bf16* dy, Fp8CastOp op, const bf16* pre, int grad_tensor, int T, int out,
+                               float* db, int block, int64_t block_stride, cudaStream_t st) {
   Fp8CastArgs a;
   a.x_bf16 = dy;
   a.rows = T;
   a.cols = out;
+  a.op = op;
+  a.aux = pre;
   a.format = Fp8Format::e5m2;
   a.scale = scaling_.scale(grad_tensor);
   a.amax = scaling_.amax(grad_tensor);
@@ -153,57 +165,25 @@ void Fp8DenseLayers::weight_grad(const uint8_t* xt, int x_tensor, int grad_tenso
 
 void Fp8DenseLayers::qkv_forward(int l, const bf16* x, bf16* qkv, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
-  Fp8CastArgs a;
-  a.x_bf16 = x;
-  a.rows = T;
-  a.cols = H_;
-  a.scale = scaling_.scale(tensor(l, kQkvIn));
-  a.amax = amax_if_recording(tensor(l, kQkvIn));
-  a.out = in8_.get();
-  a.out_t = L.x_t.get();
-  fp8_cast(a, st);
-  forward_gemm(in8_.get(), tensor(l, kQkvIn), L.w_qkv_t.get(), tensor(l, kQkvW), L.qkv_bias.get(), qkv, T, H_, 3 * H_, st);
+  dense_forward(x, Fp8CastOp::identity, tensor(l, kQkvIn), L.x_t.get(), L.w_qkv_t.get(), tensor(l, kQkvW),
+                L.qkv_bias.get(), qkv, T, H_, 3 * H_, st);
 }
 
 void Fp8DenseLayers::attn_out_forward(int l, const bf16* ctx, const bf16* P16, bf16* ao, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
-  Fp8CastArgs a;
-  a.x_bf16 = ctx;
-  a.rows = T;
-  a.cols = H_;
-  a.scale = scaling_.scale(tensor(l, kAoIn));
-  a.amax = amax_if_recording(tensor(l, kAoIn));
-  a.out = in8_.get();
-  a.out_t = L.ctx_t.get();
-  fp8_cast(a, st);
-  forward_gemm(in8_.get(), tensor(l, kAoIn), L.w_ao_t.get(), tensor(l, kAoW), P16 + o.ao_b, ao, T, H_, H_, st);
+  dense_forward(ctx, Fp8CastOp::identity, tensor(l, kAoIn), L.ctx_t.get(), L.w_ao_t.get(), tensor(l, kAoW),
+                P16 + o.ao_b, ao, T, H_, H_, st);
 }
 
 void Fp8DenseLayers::ffn_forward(int l, const bf16* h1, const bf16* P16, bf16* pre, bf16* fo, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
-  Fp8CastArgs a;
-  a.x_bf16 = h1;
-  a.rows = T;
-  a.cols = H_;
-  a.scale = scaling_.scale(tensor(l, kFc1In));
-  a.amax = amax_if_recording(tensor(l, kFc1In));
-  a.out = in8_.get();
-  a.out_t = L.h1_t.get();
-  fp8_cast(a, st);
-  forward_gemm(in8_.get(), tensor(l, kFc1In), L.w_i_t.get(), tensor(l, kFc1W), P16 + o.i_b, pre, T, H_, I_, st);
-  Fp8CastArgs g;  // GELU and its FP8 copies in one pass
-  g.x_bf16 = pre;
-  g.rows = T;
-  g.cols = I_;
-  g.op = Fp8CastOp::gelu;
-  g.scale = scaling_.scale(tensor(l, kFc2In));
-  g.amax = amax_if_recording(tensor(l, kFc2In));
-  g.out = in8_.get();
-  g.out_t = L.act_t.get();
-  fp8_cast(g, st);
-  forward_gemm(in8_.get(), tensor(l, kFc2In), L.w_o_t.get(), tensor(l, kFc2W), P16 + o.o_b, fo, T, I_, H_, st);
+  dense_forward(h1, Fp8CastOp::identity, tensor(l, kFc1In), L.h1_t.get(), L.w_i_t.get(), tensor(l, kFc1W),
+                P16 + o.i_b, pre, T, H_, I_, st);
+  // GELU(pre) exists only as its FP8 copies, written by the cast
+  dense_forward(pre, Fp8CastOp::gelu, tensor(l, kFc2In), L.act_t.get(), L.w_o_t.get(), tensor(l, kFc2W), P16 + o.o_b,
+                fo, T, I_, H_, st);
 }
 
 void Fp8DenseLayers::ffn_backward(int l, const bf16* dfo, const bf16* pre, bf16* dact, bf16* dh1, float* G, int T,
@@ -211,23 +191,11 @@ void Fp8DenseLayers::ffn_backward(int l, const bf16* dfo, const bf16* pre, bf16*
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   const int H = H_, I = I_;
-  cast_grad(dfo, tensor(l, kFc2Grad), T, H, G + o.o_b, 0, 0, st);
+  cast_grad(dfo, Fp8CastOp::identity, nullptr, tensor(l, kFc2Grad), T, H, G + o.o_b, 0, 0, st);
   data_grad(tensor(l, kFc2Grad), L.w_o.get(), tensor(l, kFc2W), dact, 0.f, T, I, H, st);
   weight_grad(L.act_t.get(), tensor(l, kFc2In), tensor(l, kFc2Grad), 0, G + o.o_w, T, I, H, st);
-  Fp8CastArgs a;  // dpre = dact * GELU'(pre), its FP8 copies and the intermediate bias gradient in one pass
-  a.x_bf16 = dact;
-  a.rows = T;
-  a.cols = I;
-  a.op = Fp8CastOp::dgelu;
-  a.aux = pre;
-  a.format = Fp8Format::e5m2;
-  a.scale = scaling_.scale(tensor(l, kFc1Grad));
-  a.amax = scaling_.amax(tensor(l, kFc1Grad));
-  a.out = dy8_.get();
-  a.out_t = dy8t_.get();
-  a.colsum_partial = colsum_.get();
-  fp8_cast(a, st);
-  fp8_colsum_finish(colsum_.get(), T, I, G + o.i_b, 0, 0, st);
+  // dpre = dact * GELU'(pre): its FP8 copies and the intermediate bias gradient in one pass
+  cast_grad(dact, Fp8CastOp::dgelu, pre, tensor(l, kFc1Grad), T, I, G + o.i_b, 0, 0, st);
   data_grad(tensor(l, kFc1Grad), L.w_i.get(), tensor(l, kFc1W), dh1, 1.f, T, H, I, st);
   weight_grad(L.h1_t.get(), tensor(l, kFc1In), tensor(l, kFc1Grad), 0, G + o.i_w, T, H, I, st);
 }
@@ -235,7 +203,7 @@ void Fp8DenseLayers::ffn_backward(int l, const bf16* dfo, const bf16* pre, bf16*
 void Fp8DenseLayers::attn_out_backward(int l, const bf16* dao, bf16* dctx, float* G, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
-  cast_grad(dao, tensor(l, kAoGrad), T, H_, G + o.ao_b, 0, 0, st);
+  cast_grad(dao, Fp8CastOp::identity, nullptr, tensor(l, kAoGrad), T, H_, G + o.ao_b, 0, 0, st);
   data_grad(tensor(l, kAoGrad), L.w_ao.get(), tensor(l, kAoW), dctx, 0.f, T, H_, H_, st);
   weight_grad(L.ctx_t.get(), tensor(l, kAoIn), tensor(l, kAoGrad), 0, G + o.ao_w, T, H_, H_, st);
 }
@@ -245,7 +213,7 @@ void Fp8DenseLayers::qkv_backward(int l, const bf16* dqkv, bf16* dx, float* G, i
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   const int H = H_;
   const auto stride = static_cast<int64_t>(o.k_w - o.q_w);
-  cast_grad(dqkv, tensor(l, kQkvGrad), T, 3 * H, G + o.q_b, H, static_cast<int64_t>(o.k_b - o.q_b), st);
+  cast_grad(dqkv, Fp8CastOp::identity, nullptr, tensor(l, kQkvGrad), T, 3 * H, G + o.q_b, H, static_cast<int64_t>(o.k_b - o.q_b), st);
   data_grad(tensor(l, kQkvGrad), L.w_qkv.get(), tensor(l, kQkvW), dx, 1.f, T, H, 3 * H, st);
   for (int b = 0; b < 3; ++b)  // Q, K, V: each its [H, H] block of the flat gradient buffer
     weight_grad(L.x_t.get(), tensor(l, kQkvIn), tensor(l, kQkvGrad), static_cast<int64_t>(b) * H, G + o.q_w + b * stride,

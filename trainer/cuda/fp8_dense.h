@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "trainer/cuda/device_buffer.h"
+#include "trainer/cuda/fp8_cast.h"
 #include "trainer/cuda/fp8_gemm.h"
 #include "trainer/cuda/fp8_options.h"
 #include "trainer/cuda/fp8_scaling.h"
@@ -76,19 +77,20 @@ class Fp8DenseLayers {
     DeviceBuffer<__nv_bfloat16> qkv_bias;                                          // [3 * hidden]
     DeviceBuffer<uint8_t> x_t, ctx_t, h1_t, act_t;                                  // inputs^T, for dW
   };
-  // y[T, out] (+bias) = x8 · W8^T, x8 row-major [T, in] (E4M3), wt = W8^T [out, in]
-  void forward_gemm(const uint8_t* x8, int x_tensor, const uint8_t* wt, int w_tensor, const __nv_bfloat16* bias,
-                    __nv_bfloat16* y, int T, int in, int out, cudaStream_t stream);
-  // dy (bf16 [T, out]) -> dy8_, dy8t_ (E5M2) and db += its column sums (block/stride: QKV's three biases)
-  void cast_grad(const __nv_bfloat16* dy, int grad_tensor, int T, int out, float* db, int block, int64_t block_stride,
-                 cudaStream_t stream);
+  // x (bf16 [T, in]) -> op -> cast: in8_ (E4M3, x_tensor's scale) and x_t ([in, T], kept for dW); then
+  // y[T, out] (+bias) = x8 · W8^T, wt = W8^T [out, in]
+  void dense_forward(const __nv_bfloat16* x, Fp8CastOp op, int x_tensor, uint8_t* x_t, const uint8_t* wt, int w_tensor,
+                     const __nv_bfloat16* bias, __nv_bfloat16* y, int T, int in, int out, cudaStream_t stream);
+  // dy (bf16 [T, out], through op with pre: GELU') -> dy8_, dy8t_ (E5M2) and db += its column sums
+  // (block/stride: QKV's three biases)
+  void cast_grad(const __nv_bfloat16* dy, Fp8CastOp op, const __nv_bfloat16* pre, int grad_tensor, int T, int out,
+                 float* db, int block, int64_t block_stride, cudaStream_t stream);
   // dx[T, in] (= or +=) dy8 · W8 (w8 [in, out] row-major)
   void data_grad(int grad_tensor, const uint8_t* w8, int w_tensor, __nv_bfloat16* dx, float beta, int T, int in,
                  int out, cudaStream_t stream);
   // dW[in, out] += x8^T (xt [in, T]) · dy8t[rows from, from + out)^T
   void weight_grad(const uint8_t* xt, int x_tensor, int grad_tensor, int64_t dy_row0, float* dw, int T, int in,
                    int out, cudaStream_t stream);
-  float* amax_if_recording(int t) { return recording_ ? scaling_.amax(t) : nullptr; }
 
   const model::ParamLayout& layout_;
   int H_, I_, max_tokens_;

@@ -49,20 +49,34 @@ Quantized make(const Problem& p, uint64_t seed) {
   return q;
 }
 
+// A problem's codes and dequantisation factors on the device, and the GEMM's arguments over them.
+struct OnDevice {
+  DeviceBuffer<uint8_t> xq, wq;
+  DeviceBuffer<float> xs, ws;
+  OnDevice(const Problem& p, const Quantized& q)
+      : xq(DeviceBuffer<uint8_t>::from(q.xq)),
+        wq(DeviceBuffer<uint8_t>::from(q.wq)),
+        xs(scalar(1.f / p.x_scale)),
+        ws(scalar(1.f / p.w_scale)) {}
+  Fp8GemmArgs args(const Problem& p, void* d) const {
+    Fp8GemmArgs a;
+    a.x = {xq.get(), p.xf, xs.get(), 0};
+    a.w = {wq.get(), p.wf, ws.get(), 0};
+    a.rows = p.rows, a.cols = p.cols, a.k = p.k;
+    a.d = d;
+    return a;
+  }
+};
+
 void check_bf16_out(const Problem& p, bool fast, bool with_bias, double tol) {
   const Quantized q = make(p, 11);
   std::mt19937_64 g(5);
   const std::vector<float> bias = random_vec(static_cast<size_t>(p.cols), g);
-  auto xq = DeviceBuffer<uint8_t>::from(q.xq), wq = DeviceBuffer<uint8_t>::from(q.wq);
-  auto xs = scalar(1.f / p.x_scale), ws = scalar(1.f / p.w_scale);
+  const OnDevice dev(p, q);
   auto b16 = upload_bf16(bias);
   auto y = poisoned<bf16>(static_cast<size_t>(p.rows) * p.cols);
   Fp8Gemm gemm;
-  Fp8GemmArgs a;
-  a.x = {xq.get(), p.xf, xs.get(), 0};
-  a.w = {wq.get(), p.wf, ws.get(), 0};
-  a.rows = p.rows, a.cols = p.cols, a.k = p.k;
-  a.d = y.get();
+  Fp8GemmArgs a = dev.args(p, y.get());
   a.bias = with_bias ? b16.get() : nullptr;
   a.fast_accum = fast;
   gemm.run(a, nullptr);
@@ -92,15 +106,10 @@ TEST_CASE("FP8 GEMM, E5M2 gradient x E4M3 weights -> bf16, and beta 1 adds into 
   const Quantized q = make(p, 3);
   std::mt19937_64 g(8);
   const std::vector<float> y0 = random_vec(static_cast<size_t>(p.rows) * p.cols, g);
-  auto xq = DeviceBuffer<uint8_t>::from(q.xq), wq = DeviceBuffer<uint8_t>::from(q.wq);
-  auto xs = scalar(1.f / p.x_scale), ws = scalar(1.f / p.w_scale);
+  const OnDevice dev(p, q);
   auto y = upload_bf16(y0);
   Fp8Gemm gemm;
-  Fp8GemmArgs a;
-  a.x = {xq.get(), p.xf, xs.get(), 0};
-  a.w = {wq.get(), p.wf, ws.get(), 0};
-  a.rows = p.rows, a.cols = p.cols, a.k = p.k;
-  a.d = y.get();
+  Fp8GemmArgs a = dev.args(p, y.get());
   a.beta = 1.f;
   gemm.run(a, nullptr);
   sync();
@@ -115,15 +124,10 @@ TEST_CASE("FP8 GEMM, E4M3 x E5M2 -> fp32 accumulated (the weight gradients), k =
   const Quantized q = make(p, 21);
   std::mt19937_64 g(2);
   const std::vector<float> d0 = random_vec(static_cast<size_t>(p.rows) * p.cols, g);
-  auto xq = DeviceBuffer<uint8_t>::from(q.xq), wq = DeviceBuffer<uint8_t>::from(q.wq);
-  auto xs = scalar(1.f / p.x_scale), ws = scalar(1.f / p.w_scale);
+  const OnDevice dev(p, q);
   auto d = DeviceBuffer<float>::from(d0);
   Fp8Gemm gemm;
-  Fp8GemmArgs a;
-  a.x = {xq.get(), p.xf, xs.get(), 0};
-  a.w = {wq.get(), p.wf, ws.get(), 0};
-  a.rows = p.rows, a.cols = p.cols, a.k = p.k;
-  a.d = d.get();
+  Fp8GemmArgs a = dev.args(p, d.get());
   a.d_type = Fp8OutType::f32;
   a.beta = 1.f;
   gemm.run(a, nullptr);
@@ -161,19 +165,14 @@ TEST_CASE("FP8 GEMM with an FP8 output: D scale applied, amax of the unscaled re
   require_fp8_device();
   const Problem p{128, 128, 128, Fp8Format::e4m3, Fp8Format::e4m3, 64.f, 4096.f};
   const Quantized q = make(p, 9);
-  auto xq = DeviceBuffer<uint8_t>::from(q.xq), wq = DeviceBuffer<uint8_t>::from(q.wq);
-  auto xs = scalar(1.f / p.x_scale), ws = scalar(1.f / p.w_scale);
+  const OnDevice dev(p, q);
   float ref_amax = 0;
   for (float v : q.ref) ref_amax = std::max(ref_amax, std::fabs(v));
   const float d_scale = 400.f / ref_amax;
   auto ds = scalar(d_scale), amax = scalar(0.f);
   DeviceBuffer<uint8_t> d(q.ref.size());
   Fp8Gemm gemm;
-  Fp8GemmArgs a;
-  a.x = {xq.get(), p.xf, xs.get(), 0};
-  a.w = {wq.get(), p.wf, ws.get(), 0};
-  a.rows = p.rows, a.cols = p.cols, a.k = p.k;
-  a.d = d.get();
+  Fp8GemmArgs a = dev.args(p, d.get());
   a.d_type = Fp8OutType::e4m3;
   a.d_scale = ds.get();
   a.amax_d = amax.get();

@@ -143,17 +143,7 @@ void check_fp8_step(const std::string& size, int vocab, const Batch& batch, uint
                           << ", cosine " << cos);
   CHECK(whole < whole_tol);
   CHECK(cos > 0.97);
-  double total = 0;
-  for (float v : rg) total += static_cast<double>(v) * v;
-  for (const auto& p : layout.tensors) {
-    std::vector<float> a(fg.begin() + p.offset, fg.begin() + p.offset + p.size);
-    std::vector<float> b(rg.begin() + p.offset, rg.begin() + p.offset + p.size);
-    double nb = 0;
-    for (float v : b) nb += static_cast<double>(v) * v;
-    if (nb < 1e-8 * total) continue;
-    CAPTURE(p.name);
-    CHECK(rel_l2(a, b) < 0.35);
-  }
+  check_each_tensor(layout, fg, rg, 0.35);
 }
 
 void check_stability(const std::string& size, int vocab, int seq_len, const std::vector<std::vector<int>>& rows,
