@@ -3,8 +3,11 @@
 //   trainer_throughput --mode padded|packed [--size large] [--rows N] [--steps 20] [--warmup 5] [--no-graph]
 //                      [--precision bf16|fp8]
 //   trainer_throughput --mode packed --dump-batches FILE   (the batches as JSON, for bench/peers/hf_bert.py)
+//   trainer_throughput ... --profile [--profile-steps 3]   (then each op class's time and floor:
+//                          a table on stderr, "profile" in the JSON; see profile_report.h)
 // Prints one JSON object. MFU = model FLOPs / step time / peak, model FLOPs counted as trainer.md §6.4
-// (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head).
+// (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head;
+// trainer/model/step_costs.h).
 // --precision fp8 (run.precision fp8: the encoder's dense GEMMs in FP8) measures bf16 first, on the
 // same batches in the same process, and reports both and fp8_over_bf16 (the goal: >= 1.3).
 #include <cuda_runtime.h>
@@ -20,24 +23,57 @@
 #include <vector>
 
 #include "bench/trainer_throughput/bench_batches.h"
+#include "bench/trainer_throughput/device_peaks.h"
+#include "bench/trainer_throughput/profile_report.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/cuda_model.h"
 #include "trainer/cuda/fp8_gemm.h"
+#include "trainer/cuda/op_timer.h"
 #include "trainer/cuda/train_step.h"
 #include "trainer/model/config.h"
 #include "trainer/model/init.h"
 #include "trainer/model/params.h"
+#include "trainer/model/step_costs.h"
 
 namespace {
 
 using bert::data::Batch;
 
 double model_tflop_per_step(const bert::model::BertConfig& c, const Batch& b) {
-  const double H = c.hidden, I = c.intermediate, V = c.vocab_size;
-  const double tokens = static_cast<double>(bert::bench::real_tokens(b));
-  const double fwd = c.layers * (tokens * 2.0 * (4 * H * H + 2 * H * I) + 4.0 * H * static_cast<double>(bert::bench::sum_len_squared(b))) +
-                     b.num_masked() * (2 * H * H + 2 * H * V) + b.num_sequences * (2 * H * H + 4 * H);
-  return 3.0 * fwd / 1e12;
+  return bert::model::step_flop(bert::model::step_costs(c, bert::bench::real_step_shape(b, 0))) / 1e12;
+}
+
+// --profile: the device peaks, then `steps` more steps with every op timed (averaged per step).
+nlohmann::json run_profile(bert::cuda::CudaTrainStep& trainer, const std::vector<Batch>& batches, int first_step,
+                           int steps, bool graph, double timed_step_ms, const bert::model::BertConfig& cfg,
+                           int64_t params) {
+  using namespace bert;
+  const bench::DevicePeaks peaks = bench::measure_device_peaks(trainer.model().stream());
+  bench::ProfileInput in;
+  in.steps = steps;
+  in.graph = graph;
+  in.timed_step_ms = timed_step_ms;
+  in.gemm_flop_per_s = peaks.gemm_flop_per_s;
+  in.copy_bytes_per_s = peaks.copy_bytes_per_s;
+  cuda::OpTimer timer;
+  for (int i = 0; i < steps; ++i) {
+    const Batch& b = batches[static_cast<size_t>(first_step + i) % batches.size()];
+    trainer.profile_step(b, static_cast<uint32_t>(first_step + i), timer);
+    const cuda::OpTimes t = timer.read();
+    const model::StepCosts k = model::step_costs(cfg, bench::real_step_shape(b, params));
+    for (size_t j = 0; j < model::kStepOps; ++j) {
+      in.ms[j] += t.ms[j] / steps;
+      in.spans[j] = t.spans[j];
+      in.costs[j].flop += k[j].flop / steps;
+      in.costs[j].bytes += k[j].bytes / steps;
+    }
+    in.gaps_ms += t.gaps_ms / steps;
+    in.step_ms += t.total_ms / steps;
+  }
+  const std::string bad = bench::profile_inconsistency(in);
+  if (!bad.empty()) throw cuda::CudaError("profile: " + bad);
+  std::cerr << bench::profile_table(in);
+  return bench::profile_json(in);
 }
 
 // Times warmup + steps optimizer steps (each: the batch's host-to-device copy, ~0.3 MB, and the whole
@@ -92,7 +128,8 @@ int run(int argc, char** argv) {
   int rows = 0, seq_len = 512, steps = 20, warmup = 5, nbatches = 4;
   double peak = 989.4;
   uint64_t seed = 1;
-  bool no_graph = false;
+  bool no_graph = false, profile = false;
+  int profile_steps = 3;
   app.add_option("--mode", mode, "padded (full-length seq rows) or packed (MLPerf-like lengths)")
       ->check(CLI::IsMember({"padded", "packed"}));
   app.add_option("--size", size, "tiny | base | large")->check(CLI::IsMember({"tiny", "base", "large"}));
@@ -106,6 +143,10 @@ int run(int argc, char** argv) {
   app.add_option("--precision", precision, "bf16 | fp8 (the encoder's dense GEMMs in FP8; measures bf16 too)")
       ->check(CLI::IsMember({"bf16", "fp8"}));
   app.add_flag("--no-graph", no_graph, "queue every step eagerly instead of replaying a captured CUDA graph");
+  app.add_flag("--profile", profile,
+               "after the timed steps: each op class's device time per step and its floor (table on stderr, "
+               "\"profile\" in the JSON)");
+  app.add_option("--profile-steps", profile_steps, "steps averaged by --profile")->check(CLI::Range(1, 100));
   app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit (no GPU needed)");
   try {
     app.parse(argc, argv);
@@ -172,6 +213,9 @@ int run(int argc, char** argv) {
     trainer.set_params(params);
     runs[p] = measure(trainer, batches, cfg, warmup, steps);
     runs[p]["cuda_graphs"] = trainer.graph_captured();
+    if (profile && p == precision)
+      runs[p]["profile"] = run_profile(trainer, batches, warmup + steps, profile_steps, !no_graph,
+                                       runs[p]["step_ms_median"].get<double>(), cfg, static_cast<int64_t>(layout.total));
   }
   nlohmann::json out = runs[precision];
   out.update(nlohmann::json{{"bench", "trainer_throughput"}, {"implementation", "bert_cuda"}, {"precision", precision},

@@ -167,7 +167,7 @@ class CudaBackend final : public TrainBackend {
         } catch (const model::BatchError& e) {
           throw data::DataError(cfg_.eval_file + ": " + e.what());
         }
-        m.forward(model::DropoutContext{}, /*training=*/false);
+        m.forward(model::DropoutContext{}, nullptr, /*training=*/false);
         const model::StepStats st = m.stats();
         counts[0] += static_cast<double>(st.mlm_correct);
         counts[1] += static_cast<double>(st.masked);

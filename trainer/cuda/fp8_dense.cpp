@@ -176,28 +176,37 @@ void Fp8DenseLayers::attn_out_forward(int l, const bf16* ctx, const bf16* P16, b
                 P16 + o.ao_b, ao, T, H_, H_, st);
 }
 
-void Fp8DenseLayers::ffn_forward(int l, const bf16* h1, const bf16* P16, bf16* pre, bf16* fo, int T, cudaStream_t st) {
+void Fp8DenseLayers::ffn_in_forward(int l, const bf16* h1, const bf16* P16, bf16* pre, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   dense_forward(h1, Fp8CastOp::identity, tensor(l, kFc1In), L.h1_t.get(), L.w_i_t.get(), tensor(l, kFc1W),
                 P16 + o.i_b, pre, T, H_, I_, st);
+}
+
+void Fp8DenseLayers::ffn_out_forward(int l, const bf16* pre, const bf16* P16, bf16* fo, int T, cudaStream_t st) {
+  Layer& L = layers_[static_cast<size_t>(l)];
+  const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   // GELU(pre) exists only as its FP8 copies, written by the cast
   dense_forward(pre, Fp8CastOp::gelu, tensor(l, kFc2In), L.act_t.get(), L.w_o_t.get(), tensor(l, kFc2W), P16 + o.o_b,
                 fo, T, I_, H_, st);
 }
 
-void Fp8DenseLayers::ffn_backward(int l, const bf16* dfo, const bf16* pre, bf16* dact, bf16* dh1, float* G, int T,
-                                  cudaStream_t st) {
+void Fp8DenseLayers::ffn_out_backward(int l, const bf16* dfo, bf16* dact, float* G, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
-  const int H = H_, I = I_;
-  cast_grad(dfo, Fp8CastOp::identity, nullptr, tensor(l, kFc2Grad), T, H, G + o.o_b, 0, 0, st);
-  data_grad(tensor(l, kFc2Grad), L.w_o.get(), tensor(l, kFc2W), dact, 0.f, T, I, H, st);
-  weight_grad(L.act_t.get(), tensor(l, kFc2In), tensor(l, kFc2Grad), 0, G + o.o_w, T, I, H, st);
+  cast_grad(dfo, Fp8CastOp::identity, nullptr, tensor(l, kFc2Grad), T, H_, G + o.o_b, 0, 0, st);
+  data_grad(tensor(l, kFc2Grad), L.w_o.get(), tensor(l, kFc2W), dact, 0.f, T, I_, H_, st);
+  weight_grad(L.act_t.get(), tensor(l, kFc2In), tensor(l, kFc2Grad), 0, G + o.o_w, T, I_, H_, st);
+}
+
+void Fp8DenseLayers::ffn_in_backward(int l, const bf16* dact, const bf16* pre, bf16* dh1, float* G, int T,
+                                     cudaStream_t st) {
+  Layer& L = layers_[static_cast<size_t>(l)];
+  const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   // dpre = dact * GELU'(pre): its FP8 copies and the intermediate bias gradient in one pass
-  cast_grad(dact, Fp8CastOp::dgelu, pre, tensor(l, kFc1Grad), T, I, G + o.i_b, 0, 0, st);
-  data_grad(tensor(l, kFc1Grad), L.w_i.get(), tensor(l, kFc1W), dh1, 1.f, T, H, I, st);
-  weight_grad(L.h1_t.get(), tensor(l, kFc1In), tensor(l, kFc1Grad), 0, G + o.i_w, T, H, I, st);
+  cast_grad(dact, Fp8CastOp::dgelu, pre, tensor(l, kFc1Grad), T, I_, G + o.i_b, 0, 0, st);
+  data_grad(tensor(l, kFc1Grad), L.w_i.get(), tensor(l, kFc1W), dh1, 1.f, T, H_, I_, st);
+  weight_grad(L.h1_t.get(), tensor(l, kFc1In), tensor(l, kFc1Grad), 0, G + o.i_w, T, H_, I_, st);
 }
 
 void Fp8DenseLayers::attn_out_backward(int l, const bf16* dao, bf16* dctx, float* G, int T, cudaStream_t st) {

@@ -52,14 +52,18 @@ class Fp8DenseLayers {
   void qkv_forward(int l, const __nv_bfloat16* x, __nv_bfloat16* qkv, int T, cudaStream_t stream);
   void attn_out_forward(int l, const __nv_bfloat16* ctx, const __nv_bfloat16* params16, __nv_bfloat16* ao, int T,
                         cudaStream_t stream);
-  // pre = h1 · Wi + bi (kept for backward), fo = GELU(pre) · Wo + bo.
-  void ffn_forward(int l, const __nv_bfloat16* h1, const __nv_bfloat16* params16, __nv_bfloat16* pre,
-                   __nv_bfloat16* fo, int T, cudaStream_t stream);
+  // pre = h1 · Wi + bi (kept for backward); fo = GELU(pre) · Wo + bo.
+  void ffn_in_forward(int l, const __nv_bfloat16* h1, const __nv_bfloat16* params16, __nv_bfloat16* pre, int T,
+                      cudaStream_t stream);
+  void ffn_out_forward(int l, const __nv_bfloat16* pre, const __nv_bfloat16* params16, __nv_bfloat16* fo, int T,
+                       cudaStream_t stream);
 
-  // Backward of layer l, gradients added into grads (the flat fp32 buffer). dact: bf16 scratch [T, intermediate].
-  // dh1 += the FFN's input gradient (it holds the residual's already).
-  void ffn_backward(int l, const __nv_bfloat16* dfo, const __nv_bfloat16* pre, __nv_bfloat16* dact,
-                    __nv_bfloat16* dh1, float* grads, int T, cudaStream_t stream);
+  // Backward of layer l, gradients added into grads (the flat fp32 buffer).
+  // dact (bf16 [T, intermediate]) = the gradient of GELU's output; then dh1 += the FFN's input gradient
+  // (it holds the residual's already).
+  void ffn_out_backward(int l, const __nv_bfloat16* dfo, __nv_bfloat16* dact, float* grads, int T, cudaStream_t stream);
+  void ffn_in_backward(int l, const __nv_bfloat16* dact, const __nv_bfloat16* pre, __nv_bfloat16* dh1, float* grads,
+                       int T, cudaStream_t stream);
   void attn_out_backward(int l, const __nv_bfloat16* dao, __nv_bfloat16* dctx, float* grads, int T,
                          cudaStream_t stream);
   // dx += the QKV projection's input gradient.
