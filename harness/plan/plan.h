@@ -1,6 +1,11 @@
-// The Plan: everything `harness run` will do, resolved from a system YAML before anything runs.
-// Built by harness/plan (producer), printed by --dry-run, executed by harness/run (consumer),
-// written as plan.json and read back by `bind --plan` (binding/) for the rank's CPU/memory binding.
+// The Plan: everything `harness run` will do, resolved from a system YAML before anything runs. Its
+// four parts: where the ranks run (nodes, ranks, their binding and environment), what runs (the
+// commands: setup, submit, per-node prefix, cache clear, the trainer, the launch), the experiments
+// (NEXP, seeds, walltimes, output directory), and what the ranks read (the trainer's run config, the
+// files written before the first experiment, the MLPerf systems JSON).
+// Built by harness/plan (producer), printed by --dry-run, executed by harness/run (consumer), written
+// as plan.json (one member table per struct in plan.cpp) and read back by `bind --plan` (binding/) for
+// the rank's CPU/memory binding and by `harness run --resume`.
 #pragma once
 #include <map>
 #include <string>
