@@ -46,41 +46,29 @@ BERT_JSON_FIELDS(ojson, RankBinding, kRankBindingFields)
 
 namespace {
 
-template <typename E, size_t N>
-std::string name_of(E value, const std::array<std::pair<E, const char*>, N>& table) {
-  for (const auto& [v, name] : table)
-    if (v == value) return name;
-  return "?";
-}
+constexpr EnumNames<CpuPolicy, 6> kCpuNames{{{CpuPolicy::Exclusive, "exclusive"},
+                                             {CpuPolicy::ExclusiveNoSmt, "exclusive-nosmt"},
+                                             {CpuPolicy::Node, "node"},
+                                             {CpuPolicy::Socket, "socket"},
+                                             {CpuPolicy::None, "none"},
+                                             {CpuPolicy::Map, "map"}}};
+constexpr EnumNames<MemPolicy, 3> kMemNames{{{MemPolicy::Node, "node"}, {MemPolicy::None, "none"}, {MemPolicy::Map, "map"}}};
+constexpr EnumNames<RankUnit, 3> kUnitNames{{{RankUnit::Gpu, "gpu"}, {RankUnit::Socket, "socket"}, {RankUnit::Numa, "numa"}}};
 
 template <typename E, size_t N>
-bool value_of(const std::string& name, E& out, const std::array<std::pair<E, const char*>, N>& table) {
-  for (const auto& [v, n] : table)
-    if (name == n) {
-      out = v;
-      return true;
-    }
-  return false;
+bool parse_into(const std::string& name, E& out, const EnumNames<E, N>& names) {
+  const auto v = parse_enum(name, names);
+  if (v) out = *v;
+  return v.has_value();
 }
-
-constexpr std::array<std::pair<CpuPolicy, const char*>, 6> kCpuNames{{{CpuPolicy::Exclusive, "exclusive"},
-                                                                      {CpuPolicy::ExclusiveNoSmt, "exclusive-nosmt"},
-                                                                      {CpuPolicy::Node, "node"},
-                                                                      {CpuPolicy::Socket, "socket"},
-                                                                      {CpuPolicy::None, "none"},
-                                                                      {CpuPolicy::Map, "map"}}};
-constexpr std::array<std::pair<MemPolicy, const char*>, 3> kMemNames{
-    {{MemPolicy::Node, "node"}, {MemPolicy::None, "none"}, {MemPolicy::Map, "map"}}};
-constexpr std::array<std::pair<RankUnit, const char*>, 3> kUnitNames{
-    {{RankUnit::Gpu, "gpu"}, {RankUnit::Socket, "socket"}, {RankUnit::Numa, "numa"}}};
 
 }  // namespace
 
-std::string to_string(CpuPolicy p) { return name_of(p, kCpuNames); }
-std::string to_string(MemPolicy p) { return name_of(p, kMemNames); }
-std::string to_string(RankUnit u) { return name_of(u, kUnitNames); }
-bool parse_cpu_policy(const std::string& name, CpuPolicy& out) { return value_of(name, out, kCpuNames); }
-bool parse_mem_policy(const std::string& name, MemPolicy& out) { return value_of(name, out, kMemNames); }
-bool parse_rank_unit(const std::string& name, RankUnit& out) { return value_of(name, out, kUnitNames); }
+std::string to_string(CpuPolicy p) { return enum_name(p, kCpuNames); }
+std::string to_string(MemPolicy p) { return enum_name(p, kMemNames); }
+std::string to_string(RankUnit u) { return enum_name(u, kUnitNames); }
+bool parse_cpu_policy(const std::string& name, CpuPolicy& out) { return parse_into(name, out, kCpuNames); }
+bool parse_mem_policy(const std::string& name, MemPolicy& out) { return parse_into(name, out, kMemNames); }
+bool parse_rank_unit(const std::string& name, RankUnit& out) { return parse_into(name, out, kUnitNames); }
 
 }  // namespace bert::binding

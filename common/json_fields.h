@@ -10,6 +10,10 @@
 #include <tuple>
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "common/enum_names.h"
 
 namespace bert {
 
@@ -50,6 +54,16 @@ void read_fields(const J& j, T& t, const Fields& fields) {
 #define BERT_JSON_FIELDS(J, TYPE, TABLE)                                           \
   void to_json(J& j, const TYPE& v) { ::bert::write_fields(j, v, TABLE); }         \
   void from_json(const J& j, TYPE& v) { ::bert::read_fields(j, v, TABLE); }
+
+// to_json/from_json of the enum E as its word in the table NAMES (common/enum_names.h); reading a word
+// outside the table throws std::invalid_argument.
+#define BERT_JSON_ENUM(J, E, NAMES)                                                               \
+  void to_json(J& j, E v) { j = ::bert::enum_name(v, NAMES); }                                    \
+  void from_json(const J& j, E& v) {                                                              \
+    const std::string word = j.template get<std::string>();                                      \
+    if (auto parsed = ::bert::parse_enum(word, NAMES)) v = *parsed;                               \
+    else throw std::invalid_argument("'" + word + "' is not a word of " #E);                     \
+  }
 
 // std::optional<T> as null or the value (nlohmann 3.11.2 has no conversion of its own).
 template <typename T>

@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include "trainer/run_config.h"
+
 namespace bert::trainer {
 
 struct BackendStatus {
@@ -10,12 +12,14 @@ struct BackendStatus {
   std::string evidence;  // what verified it, or why it is not
 };
 
-inline BackendStatus backend_status(const std::string& backend) {
-  if (backend == "cpu")
-    return {true, "trains tiny BERT to its target in CI (tests/integration/trainer/converge.sh, slurm_sbatch_*)"};
-  if (backend == "cuda")
-    return {false, "the CUDA backend has never run on a GPU: it compiles, every GPU test was skipped (trainer/cuda/NOTES.md)"};
-  return {false, "unknown backend '" + backend + "'"};
+inline BackendStatus backend_status(Backend backend) {
+  switch (backend) {
+    case Backend::Cpu:
+      return {true, "trains tiny BERT to its target in CI (tests/integration/trainer/converge.sh, slurm_sbatch_*)"};
+    case Backend::Cuda:
+      return {false, "the CUDA backend has never run on a GPU: it compiles, every GPU test was skipped (trainer/cuda/NOTES.md)"};
+  }
+  return {false, "unknown backend"};
 }
 
 }  // namespace bert::trainer

@@ -1,5 +1,7 @@
 #include "trainer/run_config.h"
 
+#include <stdexcept>
+#include <type_traits>
 #include <yaml-cpp/yaml.h>
 
 #include "trainer/run_config_keys.h"
@@ -7,16 +9,36 @@
 namespace bert::trainer {
 namespace {
 
-// Sets a RunConfig field from a scalar's text (a default) or a YAML node (a value read).
+// A word that is not one of an enum key's (the message names the words).
+struct BadWord : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Sets a RunConfig field from a scalar's text (a default) or a YAML node (a value read); an enum
+// field's word through its table (enum_names_of in run_config.h).
 struct FieldSetter {
   RunConfig& c;
   const YAML::Node& n;
   template <class T>
-  void operator()(T RunConfig::*m) const { c.*m = n.as<T>(); }
+  void operator()(T RunConfig::*m) const {
+    if constexpr (std::is_enum_v<T>) {
+      const auto& names = enum_names_of(T{});
+      if (auto v = parse_enum(n.Scalar(), names)) {
+        c.*m = *v;
+        return;
+      }
+      std::string all;
+      for (const std::string& w : enum_choices(names)) all += (all.empty() ? "" : ", ") + w;
+      throw BadWord("'" + n.Scalar() + "' is not one of " + all);
+    } else {
+      c.*m = n.as<T>();
+    }
+  }
 };
 
 const char* expected(const Member& m) {
-  if (std::holds_alternative<std::string RunConfig::*>(m)) return "a string";
+  if (std::holds_alternative<std::string RunConfig::*>(m) || std::holds_alternative<Backend RunConfig::*>(m))
+    return "a string";
   if (std::holds_alternative<double RunConfig::*>(m)) return "a number";
   if (std::holds_alternative<bool RunConfig::*>(m)) return "true or false";
   if (std::holds_alternative<uint64_t RunConfig::*>(m)) return "a non-negative integer";
@@ -39,6 +61,8 @@ class Reader {
       std::visit(FieldSetter{c, n}, k.member);
     } catch (const YAML::Exception&) {
       fail(n, k.name, std::string("expected ") + expected(k.member) + ", got '" + n.Scalar() + "'");
+    } catch (const BadWord& e) {
+      fail(n, k.name, e.what());
     }
   }
 
@@ -99,7 +123,7 @@ RunConfig load_run_config(const std::string& path) {
       r.set(*k, kv.second, c);
     }
   }
-  if (c.precision.empty()) c.precision = c.backend == "cuda" ? "bf16" : "fp32";
+  if (c.precision.empty()) c.precision = c.backend == Backend::Cuda ? "bf16" : "fp32";
   validate(r, root, c);
   return c;
 }

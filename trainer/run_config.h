@@ -7,9 +7,16 @@
 #include <cstdint>
 #include <string>
 
+#include "common/enum_names.h"
 #include "common/user_error.h"
 
 namespace bert::trainer {
+
+// run.backend: which backend trains (the CUDA one is the trainer-cuda binary).
+enum class Backend { Cpu, Cuda };
+inline constexpr EnumNames<Backend, 2> kBackendNames{{{Backend::Cpu, "cpu"}, {Backend::Cuda, "cuda"}}};
+inline const char* backend_name(Backend b) { return enum_name(b, kBackendNames); }
+inline constexpr const auto& enum_names_of(Backend) { return kBackendNames; }  // the run-config reader's lookup
 
 // Every field is a row of run_config_keys.cpp, which gives its default: a new field needs its row there
 // (a field without one would be left unset by the constructor).
@@ -50,7 +57,7 @@ struct RunConfig {
   uint64_t seed;
   std::string precision;             // fp32 | bf16; load_run_config: "" -> the backend's (cpu fp32, cuda bf16)
                                      // cpu: fp32 only (load_run_config); cuda: bf16 only (at trainer start)
-  std::string backend;               // cpu | cuda
+  Backend backend;
   int threads;                       // CPU threads per rank (0 = from affinity)
   std::string rendezvous_dir;        // local launches: file rendezvous for the CPU collective
   // MLPerf submission keys

@@ -76,7 +76,7 @@ std::vector<RunConfigKey> make_keys() {
       integer("run.seed", "0", 0, 18446744073709551615.0, &R::seed, "", "random seed (the harness: one per experiment)"),
       automatic(oneof("run.precision", "", {"fp32", "bf16"}, &R::precision, "benchmark.precision",
                       "math precision: auto = fp32 on the cpu backend, bf16 on cuda")),
-      automatic(oneof("run.backend", "cpu", {"cpu", "cuda"}, &R::backend, "benchmark.backend",
+      automatic(oneof("run.backend", "cpu", enum_choices(kBackendNames), &R::backend, "benchmark.backend",
                       "trainer backend (auto: cuda when the node has GPUs)")),
       integer("run.threads", "0", 0, 4096, &R::threads, "benchmark.threads", "CPU threads per rank (0 = from the binding)"),
       str("run.rendezvous_dir", "", &R::rendezvous_dir, "", "file rendezvous of ranks started without a launcher (local)"),
@@ -103,8 +103,8 @@ std::string RunConfigKey::problem(const RunConfig& c) const {
             all += (all.empty() ? "" : ", ") + x;
           }
           return "'" + v + "' is not one of " + all;
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return "";
+        } else if constexpr (std::is_same_v<T, bool> || std::is_enum_v<T>) {
+          return "";  // an enum member holds one of its words (the reader parsed it)
         } else {
           char text[32];
           if constexpr (std::is_floating_point_v<T>) std::snprintf(text, sizeof text, "%.10g", v);

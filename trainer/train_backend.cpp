@@ -20,13 +20,13 @@ optim::LrSchedule lr_schedule(const RunConfig& cfg) {
 }
 
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
-  if (cfg.backend == "cpu" && cfg.precision == "bf16") {
+  if (cfg.backend == Backend::Cpu && cfg.precision == "bf16") {
     std::string isa;
     if (!cpu::cpu_has_bf16_matmul(&isa))
       throw RunConfigError(config_path + ": run.precision: bf16 on run.backend: cpu needs a CPU with bf16 matrix "
                            "instructions (avx512_bf16 or AMX-BF16); this one has " + isa + "; use run.precision: fp32");
   }
-  if (cfg.backend != "cuda") return;
+  if (cfg.backend != Backend::Cuda) return;
   // A valid run config (hand-written; the harness resolves precision per backend) that this CUDA backend cannot run.
   if (!cfg.precision.empty() && cfg.precision != "bf16")  // "": not loaded from a file, the default
     throw RunConfigError(config_path + ": run.precision: " + cfg.precision +
@@ -46,7 +46,7 @@ void check_backend_available(const RunConfig& cfg, const std::string& config_pat
 std::unique_ptr<TrainBackend> make_backend(const BackendContext& ctx) {
   check_backend_available(ctx.cfg, ctx.config_path);
 #ifdef BERT_TRAINER_HAVE_CUDA
-  if (ctx.cfg.backend == "cuda") return make_cuda_backend(ctx);
+  if (ctx.cfg.backend == Backend::Cuda) return make_cuda_backend(ctx);
 #endif
   return make_cpu_backend(ctx);
 }

@@ -91,8 +91,7 @@ void set_walltimes(ExperimentPlan& ex, const Config& cfg, std::vector<std::strin
 void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
   ExperimentPlan& ex = plan.experiment;
   ex.nexp = static_cast<int>(cfg.integer("experiment.nexp"));
-  std::string cc = cfg.str("experiment.cache_clear");
-  ex.cache_clear = cc == "required" ? CachePolicy::Required : cc == "off" ? CachePolicy::Off : CachePolicy::BestEffort;
+  ex.cache_clear = setting(cfg, "experiment.cache_clear", kCachePolicyNames);
   ex.cache_clear_sudo = cfg.flag("experiment.cache_clear_sudo");
   ex.seed_policy = cfg.str("experiment.seed_policy");
   try {
@@ -131,21 +130,22 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   if (in_container && !in.rendezvous_dir.empty())  // it lies under the output directory, the results mount
     in.rendezvous_dir = (fs::path(kResultsMount) / fs::path(plan.rendezvous_dir).lexically_relative(plan.experiment.output_dir)).string();
   const bool gpu_ranks = layout.unit == binding::RankUnit::Gpu;
-  std::string backend = cfg.str("benchmark.backend");
-  in.backend = backend == "auto" ? (gpu_ranks ? "cuda" : "cpu") : backend;
-  if (in.backend == "cuda" && !gpu_ranks) cfg.fail("benchmark.backend", "cuda needs GPU ranks (binding.unit gpu)");
+  using trainer::Backend;
+  if (cfg.is_auto("benchmark.backend")) in.backend = gpu_ranks ? Backend::Cuda : Backend::Cpu;
+  else in.backend = setting(cfg, "benchmark.backend", trainer::kBackendNames);
+  if (in.backend == Backend::Cuda && !gpu_ranks) cfg.fail("benchmark.backend", "cuda needs GPU ranks (binding.unit gpu)");
   // The CPU trainer computes in fp32 or with bf16 GEMMs (its own check: the CPU needs avx512_bf16/AMX);
   // the CUDA trainer in bf16 with fp32 master weights.
   const std::string precision = cfg.str("benchmark.precision");
-  const std::string native = in.backend == "cuda" ? "bf16" : "fp32";
+  const std::string native = in.backend == Backend::Cuda ? "bf16" : "fp32";
   in.precision = precision == "auto" ? native : precision;
-  if (in.precision != native && !(in.backend == "cpu" && in.precision == "bf16"))
-    cfg.fail("benchmark.precision", precision + " with the " + in.backend + " backend: the " + in.backend +
+  if (in.precision != native && !(in.backend == Backend::Cpu && in.precision == "bf16"))
+    cfg.fail("benchmark.precision", precision + " with the " + trainer::backend_name(in.backend) + " backend: the " + trainer::backend_name(in.backend) +
                                             " trainer computes in " + native + " (leave precision at auto)");
   // The CUDA trainer clips the allreduced gradients (its NCCL buckets overlap the backward pass, so the
   // local norm is not known before they start); RULES allow either order.
-  in.clip_after_allreduce = in.backend == "cuda" || cfg.flag("benchmark.clip_after_allreduce");
-  if (in.backend == "cuda" && cfg.given("benchmark.clip_after_allreduce") && !cfg.flag("benchmark.clip_after_allreduce"))
+  in.clip_after_allreduce = in.backend == Backend::Cuda || cfg.flag("benchmark.clip_after_allreduce");
+  if (in.backend == Backend::Cuda && cfg.given("benchmark.clip_after_allreduce") && !cfg.flag("benchmark.clip_after_allreduce"))
     cfg.fail("benchmark.clip_after_allreduce", "false with the cuda backend: the cuda trainer clips after the allreduce");
   return in;
 }
@@ -190,16 +190,16 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   ctx.process_env = opts.env;
   ctx.data = resolve_data(cfg, plan, opts.bin_dir);
   const TrainerInputs inputs = trainer_inputs(plan, cfg, layout, ctx.data);
-  ctx.trainer = inputs.backend == "cuda" ? "trainer-cuda" : "trainer";  // trainer/CMakeLists.txt: two binaries
+  ctx.trainer = inputs.backend == trainer::Backend::Cuda ? "trainer-cuda" : "trainer";  // trainer/CMakeLists.txt: two binaries
   add_commands(plan, cfg, ctx);
 
   plan.trainer_config = make_trainer_config(cfg, plan, inputs);
-  if (plan.trainer_run.kind == "external") {
+  if (plan.trainer_run.kind == TrainerKind::External) {
     plan.trainer_status = "external trainer: not verified by this project (its own implementation)";
   } else {
-    const std::string backend = plan.trainer_config["run"]["backend"].get<std::string>();
-    const trainer::BackendStatus status = trainer::backend_status(backend);
-    plan.trainer_status = backend + " backend: " + (status.verified ? "verified: " : "NOT VERIFIED: ") + status.evidence;
+    const trainer::BackendStatus status = trainer::backend_status(inputs.backend);
+    plan.trainer_status = std::string(trainer::backend_name(inputs.backend)) + " backend: " +
+                          (status.verified ? "verified: " : "NOT VERIFIED: ") + status.evidence;
   }
   plan.system_json = make_system_json(cfg, plan);
 

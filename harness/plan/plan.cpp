@@ -41,29 +41,12 @@ std::string Command::shell() const {
 }
 
 
-const char* cache_policy_name(CachePolicy p) {
-  switch (p) {
-    case CachePolicy::Required: return "required";
-    case CachePolicy::BestEffort: return "best-effort";
-    case CachePolicy::Off: return "off";
-  }
-  return "off";
-}
-
-namespace {
-
-CachePolicy cache_from(const std::string& s) {
-  if (s == "required") return CachePolicy::Required;
-  if (s == "best-effort") return CachePolicy::BestEffort;
-  if (s == "off") return CachePolicy::Off;
-  throw std::invalid_argument("experiment.cache_clear: unknown policy '" + s + "'");
-}
-
-}  // namespace
-
-// plan.json's parts, one member table each (common/json_fields.h); the keys are the members' names.
-void to_json(json& j, CachePolicy p) { j = cache_policy_name(p); }
-void from_json(const json& j, CachePolicy& p) { p = cache_from(j.get<std::string>()); }
+// plan.json's parts, one member table each (common/json_fields.h); the keys are the members' names,
+// settings are their words (harness/config/settings.h).
+BERT_JSON_ENUM(json, CachePolicy, kCachePolicyNames)
+BERT_JSON_ENUM(json, BindingApply, kBindingApplyNames)
+BERT_JSON_ENUM(json, TrainerKind, kTrainerKindNames)
+BERT_JSON_ENUM(json, LogSource, kLogSourceNames)
 
 void to_json(json& j, const Command& c) {
   j = json{{"argv", c.argv}, {"env", c.env}, {"shell", c.shell()}};

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "binding/binding.h"
+#include "harness/config/settings.h"
 
 namespace bert::harness {
 
@@ -47,9 +48,6 @@ struct NodePlan {
   std::vector<RankPlan> ranks;
 };
 
-enum class CachePolicy { Required, BestEffort, Off };
-const char* cache_policy_name(CachePolicy p);  // "required" | "best-effort" | "off" (as in the YAML and plan.json)
-
 struct ExperimentPlan {
   int nexp = 1;
   CachePolicy cache_clear = CachePolicy::BestEffort;
@@ -70,7 +68,7 @@ struct BindingSummary {
   std::string cpu = "exclusive";           // binding.cpu
   std::string mem = "node";                // binding.mem
   std::string unit = "gpu";                // gpu | socket | numa
-  std::string apply = "bind";              // binding.apply: bind | launcher | trainer
+  BindingApply apply = BindingApply::Bind; // binding.apply
 };
 
 struct ContainerPlan {
@@ -80,11 +78,11 @@ struct ContainerPlan {
 
 // The program every rank runs (trainer:); Plan::trainer is its command, Plan::launch starts it.
 struct TrainerPlan {
-  std::string kind = "builtin";            // builtin | external
+  TrainerKind kind = TrainerKind::Builtin;
   std::string profile;                     // external: its trainer profile (harness/plan/trainer_profiles.cpp)
   std::string seed_env;                    // external: set to the experiment's seed in every rank's environment
   std::string experiment_env;              // external: set to the experiment index 1..NEXP
-  std::string log_source = "rank0-stdout"; // rank0-stdout | file
+  LogSource log_source = LogSource::Rank0Stdout;
   std::string log_file;                    // log_source file: relative to output_dir, {i} = experiment index
 };
 

@@ -68,7 +68,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   std::string seeds;
   for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
   out += fmt::format("experiment  NEXP {}, cache clear {}{}, output {}\n", p.experiment.nexp,
-                     cache_policy_name(p.experiment.cache_clear), p.experiment.cache_clear_sudo ? " (sudo)" : "",
+                     enum_name(p.experiment.cache_clear, kCachePolicyNames), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.output_dir);
   out += walltime_line(p.experiment);
   if (p.experiment.seed_policy == "random" && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start

@@ -10,21 +10,15 @@ namespace bert::harness {
 using ojson = nlohmann::ordered_json;
 
 namespace {
-constexpr std::pair<ExpStatus, const char*> kNames[] = {
-    {ExpStatus::Pending, "pending"},         {ExpStatus::Running, "running"},
-    {ExpStatus::Converged, "converged"},     {ExpStatus::NotConverged, "not_converged"},
-    {ExpStatus::Failed, "failed"},           {ExpStatus::Interrupted, "interrupted"}};
+constexpr EnumNames<ExpStatus, 6> kNames{{
+    {ExpStatus::Pending, "pending"}, {ExpStatus::Running, "running"}, {ExpStatus::Converged, "converged"},
+    {ExpStatus::NotConverged, "not_converged"}, {ExpStatus::Failed, "failed"}, {ExpStatus::Interrupted, "interrupted"}}};
 }  // namespace
 
-const char* to_string(ExpStatus s) {
-  for (auto& [v, n] : kNames)
-    if (v == s) return n;
-  return "pending";
-}
+const char* to_string(ExpStatus s) { return enum_name(s, kNames); }
 
 ExpStatus exp_status_from_string(const std::string& s) {
-  for (auto& [v, n] : kNames)
-    if (s == n) return v;
+  if (auto v = parse_enum(s, kNames)) return *v;
   throw std::runtime_error("unknown experiment status '" + s + "'");
 }
 

@@ -26,7 +26,7 @@ namespace {
 
 constexpr int kRows = 16, kSeq = 128, kMaxPred = 20, kVocab = 1024;
 
-RunConfig recipe(const std::string& backend, int accumulation) {
+RunConfig recipe(Backend backend, int accumulation) {
   RunConfig c;
   c.model_size = "tiny";
   c.vocab_size = kVocab;
@@ -40,7 +40,7 @@ RunConfig recipe(const std::string& backend, int accumulation) {
   c.warmup_steps = 0;
   c.seed = 3;
   c.backend = backend;
-  c.precision = backend == "cuda" ? "bf16" : "fp32";
+  c.precision = backend == Backend::Cuda ? "bf16" : "fp32";
   c.threads = 2;
   return c;
 }
@@ -59,7 +59,7 @@ Run train(const RunConfig& cfg, const model::ParamLayout& layout, const std::vec
   proc.pmi = "none";
   std::unique_ptr<dist::KVStore> kv = dist::make_kv_store(proc, "");
   std::unique_ptr<dist::Collective> coll = dist::make_cpu_collective(proc, *kv);
-  const std::string path = "test " + cfg.backend + " run config";
+  const std::string path = std::string("test ") + backend_name(cfg.backend) + " run config";
   const BackendContext ctx{cfg, path, layout, proc, *kv, *coll};
   std::unique_ptr<TrainBackend> backend = make_backend(ctx);
   backend->set_params(init);
@@ -99,7 +99,7 @@ double cosine_of_updates(const std::vector<float>& a, const std::vector<float>& 
 }
 
 void compare_backends(int accumulation, int updates) {
-  const RunConfig cpu_cfg = recipe("cpu", accumulation), gpu_cfg = recipe("cuda", accumulation);
+  const RunConfig cpu_cfg = recipe(Backend::Cpu, accumulation), gpu_cfg = recipe(Backend::Cuda, accumulation);
   model::BertConfig mc = model::bert_config_for_size("tiny");
   mc.vocab_size = kVocab;
   mc.max_position = std::max(mc.max_position, kSeq);
