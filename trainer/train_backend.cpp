@@ -1,12 +1,8 @@
-// run.backend -> the backend (the CUDA one exists only in builds with nvcc: BERT_TRAINER_HAVE_CUDA), and
-// what both backends share: the learning-rate schedule of the run config.
+// run.backend -> the backend (the CUDA one: whichever cuda_backend_problem/make_cuda_backend the binary
+// links, train_backend.h), and what both backends share: the learning-rate schedule of the run config.
 #include "trainer/train_backend.h"
 
 #include "trainer/cpu/gemm_bf16.h"
-
-#ifdef BERT_TRAINER_HAVE_CUDA
-#include "trainer/cuda/cuda_backend.h"
-#endif
 
 namespace bert::trainer {
 
@@ -32,22 +28,13 @@ void check_backend_available(const RunConfig& cfg, const std::string& config_pat
     throw RunConfigError(config_path + ": run.precision: " + cfg.precision +
                          " is not implemented on run.backend: cuda (it computes in bf16 with fp32 master weights "
                          "and optimizer); use run.precision: bf16");
-#ifdef BERT_TRAINER_HAVE_CUDA
-  const std::string problem = cuda_device_problem();
-  if (!problem.empty())
-    throw RunConfigError(config_path + ": run.backend: cuda, but there is no CUDA device (" + problem +
-                         "); use run.backend: cpu on this machine");
-#else
-  throw RunConfigError(config_path + ": run.backend: cuda, but this trainer was built without CUDA (the CUDA "
-                       "backend is trainer-cuda, built when nvcc is found); use run.backend: cpu or trainer-cuda");
-#endif
+  const std::string problem = cuda_backend_problem();
+  if (!problem.empty()) throw RunConfigError(config_path + ": run.backend: cuda, but " + problem);
 }
 
 std::unique_ptr<TrainBackend> make_backend(const BackendContext& ctx) {
   check_backend_available(ctx.cfg, ctx.config_path);
-#ifdef BERT_TRAINER_HAVE_CUDA
   if (ctx.cfg.backend == Backend::Cuda) return make_cuda_backend(ctx);
-#endif
   return make_cpu_backend(ctx);
 }
 

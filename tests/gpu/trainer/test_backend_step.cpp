@@ -17,6 +17,7 @@
 #include "trainer/model/config.h"
 #include "trainer/model/init.h"
 #include "trainer/synthetic_batch.h"
+#include "trainer/step_agreement.h"
 #include "trainer/train_backend.h"
 
 using namespace bert;
@@ -71,10 +72,12 @@ Run train(const RunConfig& cfg, const model::ParamLayout& layout, const std::vec
   };
   Run r;
   for (int i = 0; i < updates; ++i) {
-    StepOutcome out;
-    REQUIRE(backend->step(i, feed, out));
+    StepReport local;
+    REQUIRE(backend->step(i, feed, local));
+    StepAgreement out = agree_on_step(*coll, local, false);  // as the training loop
+    backend->finish_step(i, out.all_finite);
     CHECK(out.sequences == static_cast<int64_t>(cfg.gradient_accumulation_steps) * kRows);
-    if (!out.has_loss) backend->sync_loss(out);
+    if (!out.has_loss) agree_on_loss(*coll, *backend, out);
     r.losses.push_back(out.loss);
     r.grad_norms.push_back(out.grad_norm);
   }
