@@ -2,7 +2,7 @@
 // (forward + backward + fused LAMB per step, bf16 compute), in sequences/s and model FLOP utilisation.
 //   trainer_throughput --mode padded|packed [--size large] [--rows N] [--steps 20] [--warmup 5] [--no-graph]
 //   trainer_throughput --mode packed --dump-batches FILE   (the batches as JSON, for bench/peers/hf_bert.py)
-// Prints one JSON object. MFU = model FLOPs / step time / peak, model FLOPs counted as trainer.md §6.4
+// Prints one JSON object. MFU = model FLOPs / step time / peak, model FLOPs counted as model_tflop_per_step below
 // (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head).
 #include <cuda_runtime.h>
 

@@ -48,9 +48,6 @@ void set_key(YAML::Node root, const std::string& path, const YAML::Node& value) 
   set_key(child, path.substr(dot + 1), value);
 }
 
-// The walltime keys being added in issue 14 (per run / whole job); today's keys until they exist.
-std::string run_walltime_key() { return schema_find("experiment.run_walltime") ? "experiment.run_walltime" : "launcher.srun.time_per_run"; }
-std::string job_walltime_key() { return schema_find("experiment.job_walltime") ? "experiment.job_walltime" : "experiment.walltime"; }
 
 std::string choose_profile(const ImportOptions& o, const std::map<std::string, std::string>& vars) {
   if (!o.profile.empty()) {
@@ -223,10 +220,10 @@ ImportResult import_config(const ImportOptions& o) {
   if (has("NEXP")) map_to("NEXP", "experiment.nexp", vars.at("NEXP"));
   // walltime: per run (minutes) and for the whole job
   for (const char* var : {"WALLTIME_RUNANDTIME", "WALLTIME_MINUTES"})
-    if (has(var) && !rows.count("WALLTIME_RUNANDTIME")) map_to(var, run_walltime_key(), vars.at(var));
+    if (has(var) && !rows.count("WALLTIME_RUNANDTIME")) map_to(var, "experiment.run_walltime", vars.at(var));
   if (has("WALLTIME")) {
     if (vars.at("WALLTIME") == "UNLIMITED") row("WALLTIME", "ignored", "UNLIMITED: no job limit");
-    else map_to("WALLTIME", job_walltime_key(), vars.at("WALLTIME"));
+    else map_to("WALLTIME", "experiment.job_walltime", vars.at("WALLTIME"));
   }
   // paths, as the implementation names them
   if (has(prof.train.env)) map_to(prof.train.env, "benchmark.data.train_dir", vars.at(prof.train.env));
