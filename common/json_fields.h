@@ -47,6 +47,20 @@ void read_fields(const J& j, T& t, const Fields& fields) {
   std::apply([&](const auto&... f) { (read(f), ...); }, fields);
 }
 
+// A whole object from / to its member table, for a type's own to_json()/from_json() members.
+template <typename J, typename T, typename Fields>
+J fields_to_json(const T& t, const Fields& fields) {
+  J j = J::object();
+  write_fields(j, t, fields);
+  return j;
+}
+template <typename T, typename J, typename Fields>
+T fields_from_json(const J& j, const Fields& fields) {
+  T t;
+  read_fields(j, t, fields);
+  return t;
+}
+
 }  // namespace bert
 
 // to_json(J&, const TYPE&) and from_json(const J&, TYPE&) over the member table TABLE (for ADL: use it

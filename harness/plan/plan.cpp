@@ -122,16 +122,7 @@ constexpr auto kPlanFields = std::make_tuple(
     field("trainer_program", &Plan::trainer_program), field("trainer_status", &Plan::trainer_status),
     field("system_json", &Plan::system_json), field("warnings", &Plan::warnings), field("nodes", &Plan::nodes));
 
-json Plan::to_json() const {
-  json j;
-  write_fields(j, *this, kPlanFields);
-  return j;
-}
-
-Plan Plan::from_json(const json& j) {
-  Plan p;
-  read_fields(j, p, kPlanFields);
-  return p;
-}
+json Plan::to_json() const { return fields_to_json<json>(*this, kPlanFields); }
+Plan Plan::from_json(const json& j) { return fields_from_json<Plan>(j, kPlanFields); }
 
 }  // namespace bert::harness

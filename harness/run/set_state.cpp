@@ -53,15 +53,10 @@ constexpr auto kSetFields = std::make_tuple(
     optional_field("interrupt_signal", &SetState::interrupt_signal),
     field("experiments", &SetState::experiments));
 
-ojson SetState::to_json() const {
-  ojson j;
-  write_fields(j, *this, kSetFields);
-  return j;
-}
+ojson SetState::to_json() const { return fields_to_json<ojson>(*this, kSetFields); }
 
 SetState SetState::from_json(const ojson& j) {
-  SetState s;
-  read_fields(j, s, kSetFields);
+  const SetState s = fields_from_json<SetState>(j, kSetFields);
   if (s.nexp != int(s.experiments.size())) throw std::runtime_error("nexp does not match the experiment list");
   return s;
 }
