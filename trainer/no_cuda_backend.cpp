@@ -11,6 +11,8 @@ std::string cuda_backend_problem() {
          "use run.backend: cpu or trainer-cuda";
 }
 
+std::string cuda_fp8_problem() { return "this trainer was built without CUDA"; }
+
 std::unique_ptr<TrainBackend> make_cuda_backend(const BackendContext&) {
   throw std::logic_error("make_cuda_backend in a build without CUDA (check_backend_available first)");
 }

@@ -1,7 +1,6 @@
 #include "trainer/run_config.h"
 
 #include <stdexcept>
-#include <type_traits>
 #include <yaml-cpp/yaml.h>
 
 #include "trainer/run_config_keys.h"
@@ -9,30 +8,38 @@
 namespace bert::trainer {
 namespace {
 
+std::string names(const std::vector<std::string>& v) {
+  std::string all;
+  for (const std::string& x : v) all += (all.empty() ? "" : ", ") + x;
+  return all;
+}
+
 // A word that is not one of an enum key's (the message names the words).
 struct BadWord : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Sets a RunConfig field from a scalar's text (a default) or a YAML node (a value read); an enum
-// field's word through its table (enum_names_of in run_config.h).
+// Sets a RunConfig field from a scalar's text (a default) or a YAML node (a value read); false when the
+// text is not one of a Precision's names ("" keeps the field: run.precision's default is the backend's).
 struct FieldSetter {
   RunConfig& c;
   const YAML::Node& n;
   template <class T>
-  void operator()(T RunConfig::*m) const {
-    if constexpr (std::is_enum_v<T>) {
-      const auto& names = enum_names_of(T{});
-      if (auto v = parse_enum(n.Scalar(), names)) {
-        c.*m = *v;
-        return;
-      }
-      std::string all;
-      for (const std::string& w : enum_choices(names)) all += (all.empty() ? "" : ", ") + w;
-      throw BadWord("'" + n.Scalar() + "' is not one of " + all);
-    } else {
-      c.*m = n.as<T>();
-    }
+  bool operator()(T RunConfig::*m) const {
+    c.*m = n.as<T>();
+    return true;
+  }
+  bool operator()(Precision RunConfig::*m) const {
+    if (n.Scalar().empty()) return true;
+    const auto p = parse_precision(n.Scalar());
+    if (p) c.*m = *p;
+    return p.has_value();
+  }
+  bool operator()(Backend RunConfig::*m) const {
+    const auto b = parse_enum(n.Scalar(), kBackendNames);
+    if (!b) throw BadWord("'" + n.Scalar() + "' is not one of " + names(enum_choices(kBackendNames)));
+    c.*m = *b;
+    return true;
   }
 };
 
@@ -42,6 +49,10 @@ const char* expected(const Member& m) {
   if (std::holds_alternative<double RunConfig::*>(m)) return "a number";
   if (std::holds_alternative<bool RunConfig::*>(m)) return "true or false";
   if (std::holds_alternative<uint64_t RunConfig::*>(m)) return "a non-negative integer";
+  if (std::holds_alternative<Precision RunConfig::*>(m)) {
+    static const std::string one_of = "one of " + names(precision_names());
+    return one_of.c_str();
+  }
   return "an integer";
 }
 
@@ -57,13 +68,14 @@ class Reader {
   void set(const RunConfigKey& k, const YAML::Node& n, RunConfig& c) const {
     if (n.IsNull()) return;  // null keeps the default
     if (!n.IsScalar()) fail(n, k.name, std::string("expected ") + expected(k.member));
+    bool ok = false;
     try {
-      std::visit(FieldSetter{c, n}, k.member);
+      ok = std::visit(FieldSetter{c, n}, k.member);
     } catch (const YAML::Exception&) {
-      fail(n, k.name, std::string("expected ") + expected(k.member) + ", got '" + n.Scalar() + "'");
     } catch (const BadWord& e) {
       fail(n, k.name, e.what());
     }
+    if (!ok) fail(n, k.name, std::string("expected ") + expected(k.member) + ", got '" + n.Scalar() + "'");
   }
 
  private:
@@ -93,6 +105,7 @@ void validate(const Reader& r, const YAML::Node& root, const RunConfig& c) {
 
 RunConfig::RunConfig() {
   for (const RunConfigKey& k : run_config_keys()) std::visit(FieldSetter{*this, YAML::Node(k.def)}, k.member);
+  precision = default_precision(backend_name(backend));
 }
 
 RunConfig load_run_config(const std::string& path) {
@@ -106,8 +119,7 @@ RunConfig load_run_config(const std::string& path) {
     throw UserError(Loc{path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) throw UserError(path + ": run config must be a mapping of groups (model, data, ...)");
-  std::string groups;
-  for (const std::string& g : run_config_groups()) groups += (groups.empty() ? "" : ", ") + g;
+  const std::string groups = names(run_config_groups());
   RunConfig c;
   for (const auto& group : root) {
     const std::string g = group.first.as<std::string>();
@@ -123,7 +135,9 @@ RunConfig load_run_config(const std::string& path) {
       r.set(*k, kv.second, c);
     }
   }
-  if (c.precision.empty()) c.precision = c.backend == Backend::Cuda ? "bf16" : "fp32";
+  const YAML::Node run = root["run"];
+  const YAML::Node given = run && run.IsMap() ? run["precision"] : YAML::Node();
+  if (!given || given.IsNull() || given.Scalar().empty()) c.precision = default_precision(backend_name(c.backend));
   validate(r, root, c);
   return c;
 }

@@ -9,6 +9,7 @@
 
 #include "common/enum_names.h"
 #include "common/user_error.h"
+#include "trainer/precision.h"
 
 namespace bert::trainer {
 
@@ -16,7 +17,6 @@ namespace bert::trainer {
 enum class Backend { Cpu, Cuda };
 inline constexpr EnumNames<Backend, 2> kBackendNames{{{Backend::Cpu, "cpu"}, {Backend::Cuda, "cuda"}}};
 inline const char* backend_name(Backend b) { return enum_name(b, kBackendNames); }
-inline constexpr const auto& enum_names_of(Backend) { return kBackendNames; }  // the run-config reader's lookup
 
 // Every field is a row of run_config_keys.cpp, which gives its default: a new field needs its row there
 // (a field without one would be left unset by the constructor).
@@ -55,8 +55,9 @@ struct RunConfig {
   double target_accuracy;
   // run
   uint64_t seed;
-  std::string precision;             // fp32 | bf16; load_run_config: "" -> the backend's (cpu fp32, cuda bf16)
-                                     // cpu: fp32 only (load_run_config); cuda: bf16 only (at trainer start)
+  Precision precision;               // trainer/precision.h; not given: the backend's (default_precision)
+  int fp8_amax_history;              // fp8: amax history length of the delayed scaling (Transformer Engine: 1)
+  int fp8_margin;                    // fp8: scale = fp8 max / amax / 2^margin (Transformer Engine: 0)
   Backend backend;
   int threads;                       // CPU threads per rank (0 = from affinity)
   std::string rendezvous_dir;        // local launches: file rendezvous for the CPU collective

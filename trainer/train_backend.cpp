@@ -16,20 +16,26 @@ optim::LrSchedule lr_schedule(const RunConfig& cfg) {
 }
 
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
-  if (cfg.backend == Backend::Cpu && cfg.precision == "bf16") {
+  const std::string backend = backend_name(cfg.backend);
+  // A valid run config (hand-written; the harness resolves precision per backend) that this backend cannot run.
+  if (const std::string problem = precision_problem(cfg.precision, backend); !problem.empty())
+    throw RunConfigError(config_path + ": run.precision: " + to_string(cfg.precision) +
+                         " is not implemented on run.backend: " + backend + "; " + problem);
+  if (cfg.backend == Backend::Cpu && cfg.precision == Precision::bf16) {
     std::string isa;
     if (!cpu::cpu_has_bf16_matmul(&isa))
       throw RunConfigError(config_path + ": run.precision: bf16 on run.backend: cpu needs a CPU with bf16 matrix "
                            "instructions (avx512_bf16 or AMX-BF16); this one has " + isa + "; use run.precision: fp32");
   }
   if (cfg.backend != Backend::Cuda) return;
-  // A valid run config (hand-written; the harness resolves precision per backend) that this CUDA backend cannot run.
-  if (!cfg.precision.empty() && cfg.precision != "bf16")  // "": not loaded from a file, the default
-    throw RunConfigError(config_path + ": run.precision: " + cfg.precision +
-                         " is not implemented on run.backend: cuda (it computes in bf16 with fp32 master weights "
-                         "and optimizer); use run.precision: bf16");
   const std::string problem = cuda_backend_problem();
   if (!problem.empty()) throw RunConfigError(config_path + ": run.backend: cuda, but " + problem);
+  if (cfg.precision == Precision::fp8) {
+    const std::string fp8 = cuda_fp8_problem();
+    if (!fp8.empty())
+      throw RunConfigError(config_path + ": run.precision: fp8 needs GPUs with FP8 matrix units (compute capability "
+                           "8.9 or later: H100, H200, L40S, ...); " + fp8 + "; use run.precision: bf16");
+  }
 }
 
 std::unique_ptr<TrainBackend> make_backend(const BackendContext& ctx) {

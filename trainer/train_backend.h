@@ -73,8 +73,9 @@ struct BackendContext {
 };
 
 // Fails early, before any rendezvous, when cfg.backend cannot run in this build or on this machine:
-// RunConfigError naming the config file and the key (cuda with a precision other than bf16; cuda
-// without CUDA in the build, or without a CUDA device).
+// RunConfigError naming the config file and the key (a precision the backend does not compute in, cpu
+// bf16 without bf16 instructions, fp8 on GPUs without FP8 matrix units; cuda without CUDA in the build,
+// or without a CUDA device).
 void check_backend_available(const RunConfig& cfg, const std::string& config_path);
 
 // The backend cfg.backend names (check_backend_available first).
@@ -86,6 +87,9 @@ std::unique_ptr<TrainBackend> make_cpu_backend(const BackendContext& ctx);
 // tests of the core) from no_cuda_backend.cpp, which offers none.
 // "" when run.backend cuda can run here, else the end of "run.backend: cuda, but ...".
 std::string cuda_backend_problem();
+// "" when every visible CUDA device has FP8 matrix units (compute capability 8.9 or later), else which
+// one has not ("device 0 (NVIDIA A100-SXM4-80GB) is sm_80"). Only after cuda_backend_problem() is "".
+std::string cuda_fp8_problem();
 // One GPU per rank, chosen by local rank; NCCL data parallelism when the world has > 1 rank.
 std::unique_ptr<TrainBackend> make_cuda_backend(const BackendContext& ctx);
 
