@@ -1,5 +1,8 @@
 #include "trainer/run_config.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <stdexcept>
 #include <yaml-cpp/yaml.h>
 
@@ -8,11 +11,7 @@
 namespace bert::trainer {
 namespace {
 
-std::string names(const std::vector<std::string>& v) {
-  std::string all;
-  for (const std::string& x : v) all += (all.empty() ? "" : ", ") + x;
-  return all;
-}
+std::string names(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
 
 // A word that is not one of an enum key's (the message names the words).
 struct BadWord : std::runtime_error {
