@@ -3,7 +3,8 @@
 # each (4 + 8 bytes per element per rank) between RANKS local processes, as one node or as NODES
 # emulated nodes (the local launcher's NODE_RANK/LOCAL_RANK), through each transport
 # (BERT_DIST_CPU_TRANSPORT=tcp: Gloo between all ranks; shm: shared memory within a node, Gloo between
-# the nodes' local ranks 0). Alternated ROUNDS times; prints rank 0's allreduce_s per run and medians.
+# the nodes' local ranks 0). Alternated ROUNDS times; prints rank 0's allreduce_s per run and medians,
+# and appends the run to bench/results/cpu_allreduce.json (bench/record_run.py).
 # Every process runs on this machine, so the "network" is loopback TCP.
 # Usage: bench/cpu_allreduce.sh DIST_SMOKE [COUNT=27500000] [RANKS=2] [NODES=1] [ROUNDS=3]
 set -euo pipefail
@@ -26,9 +27,14 @@ for round in $(seq "$ROUNDS"); do
   read -r kind s < <(run shm); shm+=("$s")
   echo "round $round: Gloo TCP $t s, $kind $s s"
 done
-python3 - "${tcp[*]}" "${shm[*]}" <<'PY'
+python3 - "${tcp[*]}" "${shm[*]}" "$COUNT" "$RANKS" "$NODES" "$(dirname "$0")" <<'PY'
 import statistics, sys
+sys.path.insert(0, sys.argv[6])
+import record_run
 tcp, shm = ([float(x) for x in a.split()] for a in sys.argv[1:3])
 mt, ms = statistics.median(tcp), statistics.median(shm)
 print(f"median: Gloo TCP {mt:.3f} s, shared memory {ms:.3f} s, TCP / shared memory {mt / ms:.2f}")
+record_run.record("cpu_allreduce", {"gloo_tcp_s": mt, "shared_memory_s": ms, "tcp_over_shm": mt / ms,
+                                    "gloo_tcp_s_per_round": tcp, "shared_memory_s_per_round": shm},
+                  {"count": int(sys.argv[3]), "ranks": int(sys.argv[4]), "nodes": int(sys.argv[5])})
 PY

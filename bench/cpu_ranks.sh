@@ -5,7 +5,8 @@
 # socket does; with more ranks than cores, 1 thread each and unbound), file rendezvous; the R ranks run
 # twice, with the CPU collective's shared memory (BERT_DIST_CPU_TRANSPORT=shm: on one node the default;
 # as NODES emulated nodes, shared memory within each and Gloo TCP between them) and with Gloo TCP alone.
-# Alternated ROUNDS times; prints each run's seq/s, the medians and the ratios. Runtime: base/128, G 8,
+# Alternated ROUNDS times; prints each run's seq/s, the medians and the ratios, and appends the run to
+# bench/results/cpu_ranks.json (bench/record_run.py). Runtime: base/128, G 8,
 # 3 steps: ~6 min on an idle 2-core machine.
 # Usage: bench/cpu_ranks.sh TRAINER [SIZE=base] [SEQ=128] [GLOBAL_BATCH=8] [STEPS=3] [ROUNDS=3] [PRECISION=fp32]
 #        [RANKS=2] [NODES=1]
@@ -45,11 +46,19 @@ for round in $(seq "$ROUNDS"); do
   tcp+=("$(ranks tcp)")
   echo "round $round: 1 rank x $CPUS threads ${one[-1]} seq/s, $R ranks x $((PER_RANK > 0 ? PER_RANK : 1)) threads ${shm[-1]} seq/s ($SHM), ${tcp[-1]} seq/s (Gloo TCP), load $(cut -d' ' -f1 /proc/loadavg)"
 done
-python3 - "${one[*]}" "${shm[*]}" "${tcp[*]}" "$R" "$SHM" <<'PY'
+python3 - "${one[*]}" "${shm[*]}" "${tcp[*]}" "$R" "$SHM" "$(dirname "$0")" "$SIZE $SEQ $G $STEPS $PREC $NODES" <<'PY'
 import statistics, sys
+sys.path.insert(0, sys.argv[6])
+import record_run
 one, shm, tcp = ([float(x) for x in a.split()] for a in sys.argv[1:4])
 r, label = sys.argv[4], sys.argv[5]
+size, seq, g, steps, prec, nodes = sys.argv[7].split()
 m1, ms, mt = statistics.median(one), statistics.median(shm), statistics.median(tcp)
 print(f"median: 1 rank {m1:.4g} seq/s, {r} ranks {ms:.4g} seq/s ({label}), {mt:.4g} seq/s (Gloo TCP); "
       f"{r} ranks / 1 rank {ms / m1:.3f} ({label}), {mt / m1:.3f} (Gloo TCP)")
+record_run.record("cpu_ranks", {"one_rank_seq_per_s": m1, "ranks_seq_per_s": ms, "ranks_transport": label,
+                                "ranks_gloo_tcp_seq_per_s": mt, "ranks_over_one": ms / m1, "gloo_tcp_over_one": mt / m1,
+                                "per_round": {"one": one, "ranks": shm, "gloo_tcp": tcp}},
+                  {"size": size, "seq_len": int(seq), "global_batch": int(g), "steps": int(steps), "precision": prec,
+                   "ranks": int(r), "nodes": int(nodes)})
 PY

@@ -15,8 +15,9 @@ the fastest allocator's median is the peer every ratio is against (each allocato
 and times its own gemm() at the step's dominant shape (gemm_peak_gflops); gemm_floor_s = GFLOP / that
 rate, and max_ratio_at_gemm_peak = PyTorch's step time / ours' gemm_floor_s, the highest ours / PyTorch
 any implementation doing our GEMM work at that rate could reach (a goal above it needs faster GEMMs or
-fewer GEMM flops, not less overhead). Ends with a table of both ratios. Writes one JSON (default
-bench/results/cpu_vs_pytorch_<UTC>.json).
+fewer GEMM flops, not less overhead). Ends with a table of both ratios. Appends the run to
+bench/results/cpu_vs_pytorch.json (bench/record_run.py: commit, date, machine); with --out, writes
+the run to that file instead.
 
   bench/cpu_vs_pytorch.py [--python .venv-bench/bin/python3] [--cpu-step build/cpu_step]
         [--set default|full|matrix|packed|seq128|seq512|tiny] [--rounds 3] [--steps N --warmup N] [--threads 1,2] [--precision fp32,bf16] [--also NAME=CPU_STEP_BINARY]
@@ -33,11 +34,13 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record_run  # noqa: E402  (bench/record_run.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # PyTorch's CPU tensors come from malloc: glibc's returns large blocks to the kernel, so each step
@@ -72,23 +75,6 @@ SETS = {
 def loadavg():
     with open("/proc/loadavg") as f:
         return [float(x) for x in f.read().split()[:3]]
-
-
-def machine():
-    info = {"nproc": os.cpu_count(), "platform": platform.platform()}
-    try:
-        with open("/proc/cpuinfo") as f:
-            text = f.read()
-        for line in text.splitlines():
-            if line.startswith("model name"):
-                info["cpu"] = line.split(":", 1)[1].strip()
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                info["bf16"] = {k: k in flags for k in ("avx512f", "avx512_bf16", "amx_bf16", "amx_tile")}
-                break
-    except OSError:
-        pass
-    return info
 
 
 def run_json(cmd, preload=None):
@@ -129,12 +115,15 @@ def main():
         ours[name] = path
     versions = run_json([args.python, "-c", "import json,torch,transformers;print(json.dumps("
                          "{'torch':torch.__version__,'transformers':transformers.__version__}))"])
+    config = {"set": args.set, "rounds": args.rounds, "peer": versions, "steps_override": args.steps,
+              "warmup_override": args.warmup}
     result = {"bench": "cpu_vs_pytorch", "started_utc": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
-              "machine": machine(), "peer": versions, "rounds": args.rounds, "set": args.set,
-              "steps_override": args.steps, "warmup_override": args.warmup, "results": []}
-    out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch_" + result["started_utc"].replace(":", "") + ".json")
+              "machine": record_run.machine(), "config": config, "results": []}
+    # the run in progress, rewritten after every configuration (a long run interrupted keeps what it
+    # measured); a finished run is appended to bench/results/cpu_vs_pytorch.json and this file removed
+    out = args.out or os.path.join(HERE, "results", "cpu_vs_pytorch.inprogress.json")
 
-    def write(complete):  # after every configuration, so a long run interrupted keeps what it measured
+    def write(complete):
         result["complete"] = complete
         result["written_utc"] = datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z"
         with open(out, "w") as f:
@@ -214,7 +203,11 @@ def main():
                 write(False)
                 print(json.dumps({k: v for k, v in entry.items() if k in ("model", "seq_len", "mode", "rows", "threads", "precision")
                                   or k.startswith(("ratio", "fwd_bwd_ratio", "cpu_time", "max_ratio"))}), file=sys.stderr, flush=True)
-    write(True)
+    if args.out:
+        write(True)
+    else:
+        print(record_run.record("cpu_vs_pytorch", {"results": result["results"], "complete": True}, config), file=sys.stderr)
+        os.remove(out)
     print("model seq mode rows threads precision: ours/pytorch (the fastest PyTorch allocator), max at GEMM peak "
           "(ours' GEMM share of its step)",
           file=sys.stderr)
@@ -223,7 +216,6 @@ def main():
                    if "max_ratio_at_gemm_peak" in e else "-")
         print(f"{e['model']} {e['seq_len']} {e['mode']} {e['rows']} {e['threads']} {e['precision']}: "
               f"{e['ratio_ours_over_pytorch']:.2f} ({e['pytorch']['malloc']}), {ceiling}", file=sys.stderr)
-    print(out)
     return 0
 
 

@@ -3,118 +3,72 @@
 #include <array>
 #include <utility>
 
+#include "common/json_fields.h"
+
 namespace bert::binding {
 
-void to_json(ojson& j, const Gpu& g) {
-  j = ojson{{"index", g.index}, {"pci_busid", g.pci_busid}, {"numa_node", g.numa_node},
-            {"osdevs", g.osdevs}, {"vendor", g.vendor}, {"model", g.model}};
-}
+// Each struct's JSON form: its member table (common/json_fields.h) and the to_json/from_json over it.
+// a GPU: index, PCI bus id, NUMA node, OS devices, vendor and model (older plans: none)
+constexpr auto kGpuFields = std::make_tuple(
+    field("index", &Gpu::index), field("pci_busid", &Gpu::pci_busid), field("numa_node", &Gpu::numa_node),
+    field("osdevs", &Gpu::osdevs), optional_field("vendor", &Gpu::vendor),
+    optional_field("model", &Gpu::model));
+BERT_JSON_FIELDS(ojson, Gpu, kGpuFields)
 
-void from_json(const ojson& j, Gpu& g) {
-  j.at("index").get_to(g.index);
-  j.at("pci_busid").get_to(g.pci_busid);
-  j.at("numa_node").get_to(g.numa_node);
-  j.at("osdevs").get_to(g.osdevs);
-  g.vendor = j.value("vendor", "");
-  g.model = j.value("model", "");
-}
+// a PCI display device not counted as a GPU, and why
+constexpr auto kSkippedDeviceFields = std::make_tuple(
+    field("pci_busid", &SkippedDevice::pci_busid), field("pci_id", &SkippedDevice::pci_id),
+    field("pci_class", &SkippedDevice::pci_class), field("osdevs", &SkippedDevice::osdevs),
+    field("reason", &SkippedDevice::reason));
+BERT_JSON_FIELDS(ojson, SkippedDevice, kSkippedDeviceFields)
 
-void to_json(ojson& j, const SkippedDevice& d) {
-  j = ojson{{"pci_busid", d.pci_busid}, {"pci_id", d.pci_id}, {"pci_class", d.pci_class},
-            {"osdevs", d.osdevs},       {"reason", d.reason}};
-}
+// a NUMA node: its package, CPUs and cores (older plans: no cores)
+constexpr auto kNumaNodeFields = std::make_tuple(
+    field("os_index", &NumaNode::os_index), field("package", &NumaNode::package),
+    field("cpus", &NumaNode::cpus), optional_field("cores", &NumaNode::cores));
+BERT_JSON_FIELDS(ojson, NumaNode, kNumaNodeFields)
 
-void from_json(const ojson& j, SkippedDevice& d) {
-  j.at("pci_busid").get_to(d.pci_busid);
-  j.at("pci_id").get_to(d.pci_id);
-  j.at("pci_class").get_to(d.pci_class);
-  j.at("osdevs").get_to(d.osdevs);
-  j.at("reason").get_to(d.reason);
-}
+// a node's topology as the plan expects it
+constexpr auto kNodeTopologyFields = std::make_tuple(
+    field("source", &NodeTopology::source), field("packages", &NodeTopology::packages),
+    field("cores", &NodeTopology::cores), field("pus", &NodeTopology::pus), field("numa", &NodeTopology::numa),
+    field("gpus", &NodeTopology::gpus), optional_field("skipped_devices", &NodeTopology::skipped_devices),
+    optional_field("has_pci", &NodeTopology::has_pci), field("allowed_cpus", &NodeTopology::allowed_cpus),
+    field("reserved_cpus", &NodeTopology::reserved_cpus), field("this_system", &NodeTopology::this_system));
+BERT_JSON_FIELDS(ojson, NodeTopology, kNodeTopologyFields)
 
-void to_json(ojson& j, const NumaNode& n) {
-  j = ojson{{"os_index", n.os_index}, {"package", n.package}, {"cpus", n.cpus}, {"cores", n.cores}};
-}
-
-void from_json(const ojson& j, NumaNode& n) {
-  j.at("os_index").get_to(n.os_index);
-  j.at("package").get_to(n.package);
-  j.at("cpus").get_to(n.cpus);
-  n.cores = j.value("cores", std::vector<std::string>{});
-}
-
-void to_json(ojson& j, const NodeTopology& t) {
-  j = ojson{{"source", t.source}, {"packages", t.packages}, {"cores", t.cores}, {"pus", t.pus},
-            {"numa", t.numa},     {"gpus", t.gpus},         {"skipped_devices", t.skipped_devices},
-            {"has_pci", t.has_pci}, {"allowed_cpus", t.allowed_cpus},
-            {"reserved_cpus", t.reserved_cpus}, {"this_system", t.this_system}};
-}
-
-void from_json(const ojson& j, NodeTopology& t) {
-  j.at("source").get_to(t.source);
-  j.at("packages").get_to(t.packages);
-  j.at("cores").get_to(t.cores);
-  j.at("pus").get_to(t.pus);
-  j.at("numa").get_to(t.numa);
-  j.at("gpus").get_to(t.gpus);
-  t.skipped_devices = j.value("skipped_devices", std::vector<SkippedDevice>{});
-  t.has_pci = j.value("has_pci", false);
-  j.at("allowed_cpus").get_to(t.allowed_cpus);
-  j.at("reserved_cpus").get_to(t.reserved_cpus);
-  j.at("this_system").get_to(t.this_system);
-}
-
-void to_json(ojson& j, const RankBinding& b) {
-  j = ojson{{"local_rank", b.local_rank}, {"gpu", b.gpu},   {"gpu_busid", b.gpu_busid},
-            {"numa_node", b.numa_node},   {"cpus", b.cpus}, {"mems", b.mems}};
-}
-
-void from_json(const ojson& j, RankBinding& b) {
-  j.at("local_rank").get_to(b.local_rank);
-  j.at("gpu").get_to(b.gpu);
-  j.at("gpu_busid").get_to(b.gpu_busid);
-  j.at("numa_node").get_to(b.numa_node);
-  j.at("cpus").get_to(b.cpus);
-  j.at("mems").get_to(b.mems);
-}
+// one rank's binding: GPU, NUMA node, CPUs, memory nodes
+constexpr auto kRankBindingFields = std::make_tuple(
+    field("local_rank", &RankBinding::local_rank), field("gpu", &RankBinding::gpu),
+    field("gpu_busid", &RankBinding::gpu_busid), field("numa_node", &RankBinding::numa_node),
+    field("cpus", &RankBinding::cpus), field("mems", &RankBinding::mems));
+BERT_JSON_FIELDS(ojson, RankBinding, kRankBindingFields)
 
 namespace {
 
-template <typename E, size_t N>
-std::string name_of(E value, const std::array<std::pair<E, const char*>, N>& table) {
-  for (const auto& [v, name] : table)
-    if (v == value) return name;
-  return "?";
-}
+constexpr EnumNames<CpuPolicy, 6> kCpuNames{{{CpuPolicy::Exclusive, "exclusive"},
+                                             {CpuPolicy::ExclusiveNoSmt, "exclusive-nosmt"},
+                                             {CpuPolicy::Node, "node"},
+                                             {CpuPolicy::Socket, "socket"},
+                                             {CpuPolicy::None, "none"},
+                                             {CpuPolicy::Map, "map"}}};
+constexpr EnumNames<MemPolicy, 3> kMemNames{{{MemPolicy::Node, "node"}, {MemPolicy::None, "none"}, {MemPolicy::Map, "map"}}};
+constexpr EnumNames<RankUnit, 3> kUnitNames{{{RankUnit::Gpu, "gpu"}, {RankUnit::Socket, "socket"}, {RankUnit::Numa, "numa"}}};
 
 template <typename E, size_t N>
-bool value_of(const std::string& name, E& out, const std::array<std::pair<E, const char*>, N>& table) {
-  for (const auto& [v, n] : table)
-    if (name == n) {
-      out = v;
-      return true;
-    }
-  return false;
+bool parse_into(const std::string& name, E& out, const EnumNames<E, N>& names) {
+  const auto v = parse_enum(name, names);
+  if (v) out = *v;
+  return v.has_value();
 }
-
-constexpr std::array<std::pair<CpuPolicy, const char*>, 6> kCpuNames{{{CpuPolicy::Exclusive, "exclusive"},
-                                                                      {CpuPolicy::ExclusiveNoSmt, "exclusive-nosmt"},
-                                                                      {CpuPolicy::Node, "node"},
-                                                                      {CpuPolicy::Socket, "socket"},
-                                                                      {CpuPolicy::None, "none"},
-                                                                      {CpuPolicy::Map, "map"}}};
-constexpr std::array<std::pair<MemPolicy, const char*>, 3> kMemNames{
-    {{MemPolicy::Node, "node"}, {MemPolicy::None, "none"}, {MemPolicy::Map, "map"}}};
-constexpr std::array<std::pair<RankUnit, const char*>, 3> kUnitNames{
-    {{RankUnit::Gpu, "gpu"}, {RankUnit::Socket, "socket"}, {RankUnit::Numa, "numa"}}};
 
 }  // namespace
 
-std::string to_string(CpuPolicy p) { return name_of(p, kCpuNames); }
-std::string to_string(MemPolicy p) { return name_of(p, kMemNames); }
-std::string to_string(RankUnit u) { return name_of(u, kUnitNames); }
-bool parse_cpu_policy(const std::string& name, CpuPolicy& out) { return value_of(name, out, kCpuNames); }
-bool parse_mem_policy(const std::string& name, MemPolicy& out) { return value_of(name, out, kMemNames); }
-bool parse_rank_unit(const std::string& name, RankUnit& out) { return value_of(name, out, kUnitNames); }
+std::string to_string(CpuPolicy p) { return enum_name(p, kCpuNames); }
+std::string to_string(MemPolicy p) { return enum_name(p, kMemNames); }
+std::string to_string(RankUnit u) { return enum_name(u, kUnitNames); }
+bool parse_cpu_policy(const std::string& name, CpuPolicy& out) { return parse_into(name, out, kCpuNames); }
+bool parse_mem_policy(const std::string& name, MemPolicy& out) { return parse_into(name, out, kMemNames); }
+bool parse_rank_unit(const std::string& name, RankUnit& out) { return parse_into(name, out, kUnitNames); }
 
 }  // namespace bert::binding

@@ -12,6 +12,10 @@ install(TARGETS harness bind trainer bert-data RUNTIME DESTINATION ${CMAKE_INSTA
 if(TARGET trainer-cuda)
   install(TARGETS trainer-cuda RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cuda)
 endif()
+
+# `cmake --build build --target product`: the binaries above and nothing else (no tests, no benches);
+# what scripts/setup builds so that a fresh machine reaches a scored main job soon.
+add_custom_target(product DEPENDS harness bind trainer bert-data $<$<TARGET_EXISTS:trainer-cuda>:trainer-cuda>)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/systems/ DESTINATION ${BERT_SHARE}/systems COMPONENT tools
         PATTERN "*.py" EXCLUDE)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/results/rules/ DESTINATION ${BERT_SHARE}/rules COMPONENT tools)

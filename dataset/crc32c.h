@@ -1,4 +1,4 @@
-// CRC-32C (Castagnoli) and LevelDB/TF's masking of stored CRCs (reference/trainer.md §5.2).
+// CRC-32C (Castagnoli) and LevelDB/TF's masking of stored CRCs (LevelDB's crc32c::Mask, as TensorFlow's core/lib/hash/crc32c.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>

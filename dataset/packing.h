@@ -1,5 +1,5 @@
 // Packing sequences into rows ("packs") of at most seq_len tokens and max_per_pack sequences
-// (NVIDIA uses 512 and 3; reference/trainer.md §1.5). Sequences keep their masks (positions stay
+// (NVIDIA uses 512 and 3: generate_packing_strategy.py --max_seq_per_sample 3 of its packed_data/ scripts). Sequences keep their masks (positions stay
 // relative to the sequence); the pack order is shuffled from the seed.
 //
 // Two ways:

@@ -1,4 +1,4 @@
-// `bert-data synth`: a synthetic dataset shaped like MLPerf's (reference/trainer.md §1.1), with
+// `bert-data synth`: a synthetic dataset shaped like MLPerf's (dataset/README.md, "Synthetic data"), with
 // token content from Grammar (grammar.h) so that masked tokens are learnable.
 //
 // Per sample (deterministic from seed, stream and sample index): target length seq_len-3, or with

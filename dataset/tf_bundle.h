@@ -1,4 +1,4 @@
-// Reader for TensorFlow's V2 checkpoint ("tensor bundle", reference/trainer.md §5), without
+// Reader for TensorFlow's V2 checkpoint ("tensor bundle": TensorFlow's tensor_bundle.proto and the LevelDB table format of its core/lib/io/), without
 // TensorFlow: PREFIX.index is a LevelDB-format SSTable (footer + magic, blocks with a compression
 // byte and a masked crc32c, snappy via libsnappy) mapping "" to a BundleHeaderProto and each
 // tensor name to a BundleEntryProto (protobuf wire format, decoded by hand); the tensors are raw

@@ -45,11 +45,14 @@ BackendStatus cuda_status_of_run(const std::string& run_json) {
   return {total > 0 && failed.empty() && unfinished.empty(), s};
 }
 
-BackendStatus backend_status(const std::string& backend) {
-  if (backend == "cpu")
-    return {true, "trains tiny BERT to its target in CI (tests/integration/trainer/converge.sh, slurm_sbatch_*)"};
-  if (backend == "cuda") return cuda_status_of_run(kLastGpuRun);
-  return {false, "unknown backend '" + backend + "'"};
+BackendStatus backend_status(Backend backend) {
+  switch (backend) {
+    case Backend::Cpu:
+      return {true, "trains tiny BERT to its target in CI (tests/integration/trainer/converge.sh, slurm_sbatch_*)"};
+    case Backend::Cuda:
+      return cuda_status_of_run(kLastGpuRun);
+  }
+  return {false, "unknown backend"};
 }
 
 }  // namespace bert::trainer

@@ -6,6 +6,8 @@
 #pragma once
 #include <string>
 
+#include "trainer/run_config.h"
+
 namespace bert::trainer {
 
 struct BackendStatus {
@@ -13,7 +15,7 @@ struct BackendStatus {
   std::string evidence;  // what verified it, or why it is not
 };
 
-BackendStatus backend_status(const std::string& backend);
+BackendStatus backend_status(Backend backend);
 
 // The status a device run gives the CUDA backend: `run_json` is one entry of bench/results/gpu.json
 // (commit, date, device, driver, tests [{name, status PASS|FAIL|TIMEOUT|SKIP|NOT RUN}], not_verified).

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/bf16_copy.h"
@@ -21,7 +20,6 @@
 #include "trainer/optim/shards.h"
 #include "trainer/optim/schedule.h"
 #include "trainer/train_backend.h"
-#include "trainer/train_loop.h"
 
 namespace bert::trainer {
 namespace {
@@ -45,14 +43,16 @@ class CpuBackend final : public TrainBackend {
         lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate},
               shards_.first_tensor[static_cast<size_t>(group_.part)],
               shards_.first_tensor[static_cast<size_t>(group_.part) + 1]),
-        sched_(lr_schedule(ctx.cfg)) {}
+        sched_(lr_schedule(ctx.cfg)) {
+    cpu::set_blas_threads(omp_get_max_threads());  // the loop set the process's threads (run.threads)
+  }
 
   void set_params(const std::vector<float>& params) override {
     params_ = params;
     if (cfg_.precision == Precision::bf16) params16_.refresh(params_.data(), params_.size());
   }
 
-  bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) override {
+  bool step(int64_t step_index, const NextBatch& next, StepReport& out) override {
     const int ga = cfg_.gradient_accumulation_steps;
     double loss_sum = 0, seqs = 0;
     for (int micro = 0; micro < ga; ++micro) {
@@ -96,27 +96,24 @@ class CpuBackend final : public TrainBackend {
       out.grad_norm = optim::global_grad_norm(layout_, grads_.data());
       factor = optim::clip_factor(out.grad_norm);
     }
-    // a rank's norm before the allreduce is its own: every rank skips the update if any saw it non-finite
-    double stats[4] = {loss_sum, seqs, g_stop_requested.load() ? 1.0 : 0.0, std::isfinite(out.grad_norm) ? 0.0 : 1.0};
-    coll_.allreduce_sum(stats, 4);
-    out.loss = stats[0] / world;
-    out.sequences = static_cast<int64_t>(stats[1]);
-    out.stop = stats[2] > 0;
+    factor_ = factor;
+    out.loss = loss_sum;
+    out.sequences = static_cast<int64_t>(seqs);
     out.has_loss = true;
-    if (!std::isfinite(out.loss) || stats[3] > 0) {  // caller stops; no update
-      if (std::isfinite(out.grad_norm)) out.grad_norm = std::numeric_limits<double>::quiet_NaN();
-      return true;
-    }
+    return true;
+  }
+
+  void finish_step(int64_t step_index, bool all_finite) override {
+    if (!all_finite) return;  // the loop stops; no update
     // u into the gradients' buffer: the next step's first micro-batch overwrites it
-    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor, params16_.data(), grads_.data());
+    lamb_.step(params_.data(), grads_.data(), sched_.at(step_index), factor_, params16_.data(), grads_.data());
     if (sharded_) {
       coll_.allgather(params_.data(), shards_.byte_bounds(sizeof(float)));
       if (params16_.data() != nullptr) coll_.allgather(params16_.data(), shards_.byte_bounds(sizeof(uint16_t)));
     }
-    return true;
   }
 
-  void sync_loss(StepOutcome&) override {}  // step() measured it
+  void measure_loss(StepReport&) override {}  // step() measured it
 
   double evaluate(const data::EvalSet& eval) override {
     double counts[2] = {0, 0};
@@ -155,6 +152,7 @@ class CpuBackend final : public TrainBackend {
   optim::Shards shards_;                 // one run per rank of the group, or one run of all tensors
   optim::Lamb lamb_;
   optim::LrSchedule sched_;
+  double factor_ = 1.0;  // the last step's clipping and averaging factor, for finish_step's LAMB
   data::Batch batch_;
 };
 

@@ -1,11 +1,22 @@
 #include "trainer/run_config.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <stdexcept>
 #include <yaml-cpp/yaml.h>
 
 #include "trainer/run_config_keys.h"
 
 namespace bert::trainer {
 namespace {
+
+std::string names(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
+
+// A word that is not one of an enum key's (the message names the words).
+struct BadWord : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Sets a RunConfig field from a scalar's text (a default) or a YAML node (a value read); false when the
 // text is not one of a Precision's names ("" keeps the field: run.precision's default is the backend's).
@@ -23,16 +34,17 @@ struct FieldSetter {
     if (p) c.*m = *p;
     return p.has_value();
   }
+  bool operator()(Backend RunConfig::*m) const {
+    const auto b = parse_enum(n.Scalar(), kBackendNames);
+    if (!b) throw BadWord("'" + n.Scalar() + "' is not one of " + names(enum_choices(kBackendNames)));
+    c.*m = *b;
+    return true;
+  }
 };
 
-std::string names(const std::vector<std::string>& v) {
-  std::string all;
-  for (const std::string& x : v) all += (all.empty() ? "" : ", ") + x;
-  return all;
-}
-
 const char* expected(const Member& m) {
-  if (std::holds_alternative<std::string RunConfig::*>(m)) return "a string";
+  if (std::holds_alternative<std::string RunConfig::*>(m) || std::holds_alternative<Backend RunConfig::*>(m))
+    return "a string";
   if (std::holds_alternative<double RunConfig::*>(m)) return "a number";
   if (std::holds_alternative<bool RunConfig::*>(m)) return "true or false";
   if (std::holds_alternative<uint64_t RunConfig::*>(m)) return "a non-negative integer";
@@ -59,6 +71,8 @@ class Reader {
     try {
       ok = std::visit(FieldSetter{c, n}, k.member);
     } catch (const YAML::Exception&) {
+    } catch (const BadWord& e) {
+      fail(n, k.name, e.what());
     }
     if (!ok) fail(n, k.name, std::string("expected ") + expected(k.member) + ", got '" + n.Scalar() + "'");
   }
@@ -90,7 +104,7 @@ void validate(const Reader& r, const YAML::Node& root, const RunConfig& c) {
 
 RunConfig::RunConfig() {
   for (const RunConfigKey& k : run_config_keys()) std::visit(FieldSetter{*this, YAML::Node(k.def)}, k.member);
-  precision = default_precision(backend);
+  precision = default_precision(backend_name(backend));
 }
 
 RunConfig load_run_config(const std::string& path) {
@@ -122,7 +136,7 @@ RunConfig load_run_config(const std::string& path) {
   }
   const YAML::Node run = root["run"];
   const YAML::Node given = run && run.IsMap() ? run["precision"] : YAML::Node();
-  if (!given || given.IsNull() || given.Scalar().empty()) c.precision = default_precision(c.backend);
+  if (!given || given.IsNull() || given.Scalar().empty()) c.precision = default_precision(backend_name(c.backend));
   validate(r, root, c);
   return c;
 }

@@ -7,10 +7,16 @@
 #include <cstdint>
 #include <string>
 
+#include "common/enum_names.h"
 #include "common/user_error.h"
 #include "trainer/precision.h"
 
 namespace bert::trainer {
+
+// run.backend: which backend trains (the CUDA one is the trainer-cuda binary).
+enum class Backend { Cpu, Cuda };
+inline constexpr EnumNames<Backend, 2> kBackendNames{{{Backend::Cpu, "cpu"}, {Backend::Cuda, "cuda"}}};
+inline const char* backend_name(Backend b) { return enum_name(b, kBackendNames); }
 
 // Every field is a row of run_config_keys.cpp, which gives its default: a new field needs its row there
 // (a field without one would be left unset by the constructor).
@@ -52,7 +58,7 @@ struct RunConfig {
   Precision precision;               // trainer/precision.h; not given: the backend's (default_precision)
   int fp8_amax_history;              // fp8: amax history length of the delayed scaling (Transformer Engine: 1)
   int fp8_margin;                    // fp8: scale = fp8 max / amax / 2^margin (Transformer Engine: 0)
-  std::string backend;               // cpu | cuda
+  Backend backend;
   int threads;                       // CPU threads per rank (0 = from affinity)
   std::string rendezvous_dir;        // local launches: file rendezvous for the CPU collective
   // MLPerf submission keys

@@ -80,7 +80,7 @@ std::vector<RunConfigKey> make_keys() {
               "fp8: steps of absolute maxima a tensor's scale is taken from (Transformer Engine's delayed scaling)"),
       integer("run.fp8_margin", "0", 0, 32, &R::fp8_margin, "benchmark.fp8_margin",
               "fp8: scale = fp8 max / amax / 2^margin (headroom in powers of two)"),
-      automatic(oneof("run.backend", "cpu", {"cpu", "cuda"}, &R::backend, "benchmark.backend",
+      automatic(oneof("run.backend", "cpu", enum_choices(kBackendNames), &R::backend, "benchmark.backend",
                       "trainer backend (auto: cuda when the node has GPUs)")),
       integer("run.threads", "0", 0, 4096, &R::threads, "benchmark.threads", "CPU threads per rank (0 = from the binding)"),
       str("run.rendezvous_dir", "", &R::rendezvous_dir, "", "file rendezvous of ranks started without a launcher (local)"),
@@ -107,8 +107,8 @@ std::string RunConfigKey::problem(const RunConfig& c) const {
             all += (all.empty() ? "" : ", ") + x;
           }
           return "'" + v + "' is not one of " + all;
-        } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Precision>) {
-          return "";  // a Precision is parsed (and refused) where it is read
+        } else if constexpr (std::is_same_v<T, bool> || std::is_enum_v<T>) {
+          return "";  // a Precision or Backend is parsed (and refused) where it is read
         } else {
           char text[32];
           if constexpr (std::is_floating_point_v<T>) std::snprintf(text, sizeof text, "%.10g", v);

@@ -18,14 +18,15 @@ namespace bert::trainer {
 enum class KeyType { String, Int, Float, Bool, Enum };
 
 using Member = std::variant<std::string RunConfig::*, int RunConfig::*, int64_t RunConfig::*, uint64_t RunConfig::*,
-                            double RunConfig::*, bool RunConfig::*, Precision RunConfig::*>;
+                            double RunConfig::*, bool RunConfig::*, Precision RunConfig::*,
+                            Backend RunConfig::*>;
 
 struct RunConfigKey {
   std::string name;                  // in the run config: "optimizer.learning_rate"
   KeyType type = KeyType::String;
   std::string def;                   // default as YAML text ("" = empty; run.precision: "" = from the backend)
   Range range;                       // Int, Float
-  std::vector<std::string> choices;  // Enum
+  std::vector<std::string> choices;  // Enum (an enum member: its table's words)
   std::string doc;
   Member member;
   std::string system_key;            // where a system YAML sets it ("benchmark.learning_rate"); "" = the

@@ -2,14 +2,15 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <csignal>
 #include <system_error>
 #include <thread>
 
-#include "trainer/train_loop.h"
-
 namespace bert::trainer {
 namespace {
+
+std::atomic<bool> g_stop_requested{false};
 
 extern "C" void on_stop_signal(int) { g_stop_requested.store(true); }
 
@@ -22,6 +23,8 @@ sigset_t stop_signals() {
 }
 
 }  // namespace
+
+bool stop_requested() { return g_stop_requested.load(); }
 
 void start_stop_signal_thread() {
   std::signal(SIGTERM, on_stop_signal);

@@ -1,12 +1,8 @@
-// run.backend -> the backend (the CUDA one exists only in builds with nvcc: BERT_TRAINER_HAVE_CUDA), and
-// what both backends share: the learning-rate schedule of the run config.
+// run.backend -> the backend (the CUDA one: whichever cuda_backend_problem/make_cuda_backend the binary
+// links, train_backend.h), and what both backends share: the learning-rate schedule of the run config.
 #include "trainer/train_backend.h"
 
 #include "trainer/cpu/gemm_bf16.h"
-
-#ifdef BERT_TRAINER_HAVE_CUDA
-#include "trainer/cuda/cuda_backend.h"
-#endif
 
 namespace bert::trainer {
 
@@ -20,39 +16,31 @@ optim::LrSchedule lr_schedule(const RunConfig& cfg) {
 }
 
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
+  const std::string backend = backend_name(cfg.backend);
   // A valid run config (hand-written; the harness resolves precision per backend) that this backend cannot run.
-  if (const std::string problem = precision_problem(cfg.precision, cfg.backend); !problem.empty())
+  if (const std::string problem = precision_problem(cfg.precision, backend); !problem.empty())
     throw RunConfigError(config_path + ": run.precision: " + to_string(cfg.precision) +
-                         " is not implemented on run.backend: " + cfg.backend + "; " + problem);
-  if (cfg.backend == "cpu" && cfg.precision == Precision::bf16) {
+                         " is not implemented on run.backend: " + backend + "; " + problem);
+  if (cfg.backend == Backend::Cpu && cfg.precision == Precision::bf16) {
     std::string isa;
     if (!cpu::cpu_has_bf16_matmul(&isa))
       throw RunConfigError(config_path + ": run.precision: bf16 on run.backend: cpu needs a CPU with bf16 matrix "
                            "instructions (avx512_bf16 or AMX-BF16); this one has " + isa + "; use run.precision: fp32");
   }
-  if (cfg.backend != "cuda") return;
-#ifdef BERT_TRAINER_HAVE_CUDA
-  const std::string problem = cuda_device_problem();
-  if (!problem.empty())
-    throw RunConfigError(config_path + ": run.backend: cuda, but there is no CUDA device (" + problem +
-                         "); use run.backend: cpu on this machine");
+  if (cfg.backend != Backend::Cuda) return;
+  const std::string problem = cuda_backend_problem();
+  if (!problem.empty()) throw RunConfigError(config_path + ": run.backend: cuda, but " + problem);
   if (cfg.precision == Precision::fp8) {
     const std::string fp8 = cuda_fp8_problem();
     if (!fp8.empty())
       throw RunConfigError(config_path + ": run.precision: fp8 needs GPUs with FP8 matrix units (compute capability "
                            "8.9 or later: H100, H200, L40S, ...); " + fp8 + "; use run.precision: bf16");
   }
-#else
-  throw RunConfigError(config_path + ": run.backend: cuda, but this trainer was built without CUDA (the CUDA "
-                       "backend is trainer-cuda, built when nvcc is found); use run.backend: cpu or trainer-cuda");
-#endif
 }
 
 std::unique_ptr<TrainBackend> make_backend(const BackendContext& ctx) {
   check_backend_available(ctx.cfg, ctx.config_path);
-#ifdef BERT_TRAINER_HAVE_CUDA
-  if (ctx.cfg.backend == "cuda") return make_cuda_backend(ctx);
-#endif
+  if (ctx.cfg.backend == Backend::Cuda) return make_cuda_backend(ctx);
   return make_cpu_backend(ctx);
 }
 

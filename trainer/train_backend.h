@@ -1,7 +1,8 @@
 // What the trainer's main loop (train_loop.cpp) needs from a model backend: one optimizer step from
-// gradient_accumulation_steps micro-batches (allreduce, clipping and LAMB included), the step's loss,
-// pooled eval accuracy and the final weights. The loop owns everything else (bootstrap, MLPerf log,
-// data, eval cadence, stopping, exit codes), so both backends behave the same from the outside.
+// gradient_accumulation_steps micro-batches (allreduce, clipping and LAMB included) reporting this
+// rank's statistics, pooled eval accuracy and the final weights. The loop owns everything else
+// (bootstrap, MLPerf log, data, eval cadence, stopping and the ranks' agreement on a step's outcome:
+// step_agreement.h, exit codes); a backend knows neither the loop nor the stop signal.
 //   cpu   cpu_backend.cpp: BertCpu + optim::Lamb + the CPU collective's allreduce (comm/comm.h), fp32 or bf16 GEMMs.
 //   cuda  cuda/cuda_backend.cpp (only when the build has CUDA): CudaTrainStep (CUDA graph, fused
 //         LAMB, NCCL), bf16 compute with fp32 master weights.
@@ -24,11 +25,12 @@ namespace bert::trainer {
 // Fills the next micro-batch; false when the training data is exhausted.
 using NextBatch = std::function<bool(data::Batch&)>;
 
-struct StepOutcome {
-  int64_t sequences = 0;   // global sequences trained in this step (all ranks)
-  bool stop = false;       // some rank was asked to stop (SIGTERM)
-  // Loss (mean over micro-batches and ranks) and gradient norm before clipping. The CPU backend
-  // measures them every step; the CUDA backend only when the loop calls sync_loss().
+// What one optimizer step measured on this rank.
+struct StepReport {
+  int64_t sequences = 0;  // this rank's sequences
+  // This rank's loss (mean over its micro-batches) and the gradient norm before clipping (this rank's
+  // where it clips before the allreduce, else the global one). The CPU backend measures them every
+  // step; the CUDA backend only in measure_loss().
   bool has_loss = false;
   double loss = 0, grad_norm = 0;
 };
@@ -39,12 +41,16 @@ class TrainBackend {
 
   // Weights to train from (flat layout of model::ParamLayout).
   virtual void set_params(const std::vector<float>& params) = 0;
-  // One optimizer update of 0-based index `step_index`; false when `next` ran dry first (no update).
-  // Collective: every rank calls it for the same step.
-  virtual bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) = 0;
+  // The micro-batches and gradients of optimizer update `step_index` (0-based); false when `next` ran
+  // dry first (no update). Collective: every rank calls it for the same step.
+  virtual bool step(int64_t step_index, const NextBatch& next, StepReport& out) = 0;
+  // After the ranks agreed on the step (step_agreement.h): the weight update where step() left it to
+  // now (CPU: LAMB, skipped unless every rank's loss and gradient were finite; CUDA: LAMB ran in
+  // step()). Collective.
+  virtual void finish_step(int64_t step_index, bool all_finite) = 0;
   // Fills out.loss / out.grad_norm for the last step when step() did not (waits for the device).
-  // Collective: every rank calls it after the same step.
-  virtual void sync_loss(StepOutcome& out) = 0;
+  // Not collective.
+  virtual void measure_loss(StepReport& out) = 0;
   // MLM accuracy pooled over every rank's slice of the eval set, without dropout. Collective.
   virtual double evaluate(const data::EvalSet& eval) = 0;
   // Current weights (flat layout); waits for the device.
@@ -76,6 +82,16 @@ void check_backend_available(const RunConfig& cfg, const std::string& config_pat
 std::unique_ptr<TrainBackend> make_backend(const BackendContext& ctx);
 
 std::unique_ptr<TrainBackend> make_cpu_backend(const BackendContext& ctx);
+
+// The CUDA backend, linked into trainer-cuda from cuda/cuda_backend.cpp and into `trainer` (and the
+// tests of the core) from no_cuda_backend.cpp, which offers none.
+// "" when run.backend cuda can run here, else the end of "run.backend: cuda, but ...".
+std::string cuda_backend_problem();
+// "" when every visible CUDA device has FP8 matrix units (compute capability 8.9 or later), else which
+// one has not ("device 0 (NVIDIA A100-SXM4-80GB) is sm_80"). Only after cuda_backend_problem() is "".
+std::string cuda_fp8_problem();
+// One GPU per rank, chosen by local rank; NCCL data parallelism when the world has > 1 rank.
+std::unique_ptr<TrainBackend> make_cuda_backend(const BackendContext& ctx);
 
 // The learning-rate schedule of the run config (both backends; the CUDA LAMB evaluates the same
 // formula on the device).

@@ -13,19 +13,18 @@
 #include <vector>
 
 #include "results/mllog.h"
-#include "trainer/cpu/gemm.h"
 #include "trainer/data/checkpoint_h5.h"
 #include "trainer/data/loader.h"
 #include "trainer/comm/comm.h"
 #include "trainer/eval_cadence.h"
 #include "trainer/model_setup.h"
 #include "trainer/optim/schedule.h"
+#include "trainer/step_agreement.h"
+#include "trainer/stop_signal.h"
 #include "trainer/synthetic_batch.h"
 #include "trainer/train_backend.h"
 
 namespace bert::trainer {
-
-std::atomic<bool> g_stop_requested{false};
 
 namespace {
 
@@ -94,8 +93,18 @@ std::string eta_text(double seconds) {
   return buf;
 }
 
+// One optimizer step and the ranks' agreement on it; false when the data ran dry first.
+bool train_step(TrainBackend& backend, dist::Collective& coll, int64_t step, const NextBatch& next,
+                StepAgreement& agreed) {
+  StepReport local;
+  if (!backend.step(step, next, local)) return false;
+  agreed = agree_on_step(coll, local, stop_requested());
+  backend.finish_step(step, agreed.all_finite);
+  return true;
+}
+
 int run_benchmark(const RunConfig& cfg, const TrainOptions& opt, const model::ParamLayout& layout,
-                  const dist::Collective& coll, TrainBackend& backend) {
+                  dist::Collective& coll, TrainBackend& backend) {
   backend.set_params(initial_params(layout, cfg));
   // Rank r trains rows [r·B, (r+1)·B) of one global batch, so W ranks × B see what 1 rank × W·B sees.
   const data::Batch batch = slice_rows(make_synthetic_batch(cfg.batch_size * coll.size(), cfg.max_seq_length,
@@ -105,16 +114,16 @@ int run_benchmark(const RunConfig& cfg, const TrainOptions& opt, const model::Pa
     b = batch;
     return true;
   };
-  StepOutcome out;
-  backend.step(0, next, out);  // warm-up: allocations, BLAS buffers (CUDA: eager steps, graph capture)
-  backend.sync_loss(out);
+  StepAgreement out;
+  train_step(backend, coll, 0, next, out);  // warm-up: allocations, BLAS buffers (CUDA: eager steps, graph capture)
+  if (!out.has_loss) agree_on_loss(coll, backend, out);
   const auto t0 = Clock::now();
   int64_t seqs = 0;
   for (int i = 1; i <= opt.benchmark_steps; ++i) {
-    backend.step(i, next, out);
+    train_step(backend, coll, i, next, out);
     seqs += out.sequences;
   }
-  backend.sync_loss(out);  // waits for the device
+  if (!out.has_loss) agree_on_loss(coll, backend, out);  // waits for the device
   const double secs = seconds_since(t0);
   if (coll.rank() == 0)
     std::printf("benchmark: model %s (L%d H%d A%d) seq_len %d batch %d x accum %d x ranks %d (allreduce: %s), %s: "
@@ -138,8 +147,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   log.set_enabled(proc.rank == 0 && opt.benchmark_steps == 0);
 
   const int threads = cfg.threads > 0 ? cfg.threads : threads_from_affinity();
-  omp_set_num_threads(threads);
-  cpu::set_blas_threads(threads);
+  omp_set_num_threads(threads);  // the CPU backend gives its BLAS the same
 
   std::unique_ptr<dist::KVStore> kv = dist::make_kv_store(proc, cfg.rendezvous_dir);
   std::unique_ptr<dist::Collective> coll = dist::make_cpu_collective(proc, *kv);
@@ -204,8 +212,8 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   bool have_loss = false;
   const NextBatch next_batch = [&](data::Batch& b) { return loader.next(b); };
   for (;;) {
-    StepOutcome out;
-    if (!backend->step(step, next_batch, out)) {
+    StepAgreement out;
+    if (!train_step(*backend, *coll, step, next_batch, out)) {
       reason = "training data exhausted";
       break;
     }
@@ -213,7 +221,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
     samples += out.sequences;
     const bool hit_max = step >= cfg.max_steps || (cfg.max_samples > 0 && samples >= cfg.max_samples);
     if (!out.has_loss && (samples >= next_eval || hit_max || out.stop || step % kLossSyncSteps == 0))
-      backend->sync_loss(out);
+      agree_on_loss(*coll, *backend, out);
     if (out.has_loss && (!std::isfinite(out.loss) || !std::isfinite(out.grad_norm))) {
       std::fprintf(stderr, "trainer: loss is %s at step %lld (%lld samples): training diverged; stopping\n",
                    std::isfinite(out.loss) ? "finite but the gradient is not" : "NaN/inf",

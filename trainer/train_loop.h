@@ -4,7 +4,6 @@
 // target (success) or at max steps/samples or SIGTERM (aborted). `--benchmark N` runs N steps on
 // in-memory batches instead and prints throughput.
 #pragma once
-#include <atomic>
 #include <string>
 
 #include "trainer/run_config.h"
@@ -17,9 +16,7 @@ struct TrainOptions {
   std::string config_path = "run config";  // names the file in backend errors
 };
 
-// Set by the SIGTERM/SIGINT handler: finish the current step, log run_stop aborted, exit.
-extern std::atomic<bool> g_stop_requested;
-
+// SIGTERM/SIGINT (stop_signal.h): the loop finishes the current step, logs run_stop aborted, exits.
 // Exit code: 0 run completed (success or aborted by max/SIGTERM), 1 diverged (NaN loss).
 // User errors are thrown as bert::UserError (RunConfigError, data::DataError, model::ModelError,
 // dist::DistError and model::BatchError are its names) for main() to print and exit 2; run.backend: cuda without CUDA in the build or

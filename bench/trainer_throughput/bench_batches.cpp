@@ -7,7 +7,7 @@
 namespace bert::bench {
 namespace {
 
-// Assumed length model (the MLPerf histogram is not at hand; trainer.md §6.4): 20% of sequences are
+// Assumed length model (the MLPerf histogram is not at hand): 20% of sequences are
 // full length, the rest uniform in [20, 360]; mean = 0.2*512 + 0.8*190 = 254.4 tokens, close to the
 // 254.2 of the MLPerf training set. The benchmark prints the mean it actually drew.
 int draw_length(std::mt19937_64& g, int seq_len) {

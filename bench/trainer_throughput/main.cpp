@@ -5,9 +5,8 @@
 //   trainer_throughput --mode packed --dump-batches FILE   (the batches as JSON, for bench/peers/hf_bert.py)
 //   trainer_throughput ... --profile [--profile-steps 3]   (then each op class's time and floor:
 //                          a table on stderr, "profile" in the JSON; see profile_report.h)
-// Prints one JSON object. MFU = model FLOPs / step time / peak, model FLOPs counted as trainer.md §6.4
-// (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head;
-// trainer/model/step_costs.h).
+// Prints one JSON object. MFU = model FLOPs / step time / peak, model FLOPs counted as
+// trainer/model/step_costs.h (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head).
 // --precision fp8 (run.precision fp8: the encoder's dense GEMMs in FP8) measures bf16 first, on the
 // same batches in the same process, and reports both and fp8_over_bf16 (the goal: >= 1.3).
 #include <cuda_runtime.h>

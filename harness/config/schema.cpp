@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "harness/config/settings.h"
 #include "trainer/run_config_keys.h"
 
 namespace bert::harness {
@@ -80,7 +81,7 @@ std::vector<SchemaEntry> own_rows() {
       oneof("binding.unit", "auto", {"auto", "gpu", "socket", "numa"}, "what one rank stands for (auto: gpu when the node has GPUs, else socket)"),
       list("binding.cpu_map", V::StringList, "binding.cpu=map: one hwloc CPU list per local rank"),
       list("binding.mem_map", V::StringList, "binding.mem=map: one NUMA node list per local rank"),
-      oneof("binding.apply", "bind", {"bind", "launcher", "trainer", "runtime"},
+      oneof("binding.apply", "bind", enum_choices(kBindingApplyNames),
             "who applies each rank's binding: our bind wrapper, the launcher's own mechanism (srun --cpu-bind/--mem-bind, "
             "an Open MPI rankfile, numactl locally), the trainer itself (e.g. NVIDIA's bindpcie), or the container "
             "runtime (podman/docker --cpuset-cpus/--cpuset-mems)"),
@@ -113,16 +114,16 @@ std::vector<SchemaEntry> own_rows() {
       boolean("container.writable", "false", "--container-writable"),
       str("container.bin_dir", "/usr/local/bin", "where bind, trainer and bert-data live inside the container"),
       // trainer: what every rank runs (profiles as data in harness/plan/trainer_profiles.cpp)
-      oneof("trainer.kind", "builtin", {"builtin", "external"}, "builtin: our trainer; external: trainer.argv, an implementation of its own"),
+      oneof("trainer.kind", "builtin", enum_choices(kTrainerKindNames), "builtin: our trainer; external: trainer.argv, an implementation of its own"),
       str("trainer.profile", "", "external: the implementation's conventions, a profile of harness/plan/trainer_profiles.cpp (e.g. nvidia-pytorch; default generic)"),
       list("trainer.argv", V::StringList, "external: the program and its arguments every rank runs (default: the profile's)"),
       str("trainer.workdir", "", "external: working directory of trainer.argv, inside the container when there is one (default: the profile's)"),
       map("trainer.env", "external: environment of every rank, verbatim (e.g. a config_*.sh's variables)"),
-      oneof("trainer.log.source", "rank0-stdout", {"rank0-stdout", "file"}, "where a run's MLPerf log comes from"),
+      oneof("trainer.log.source", "rank0-stdout", enum_choices(kLogSourceNames), "where a run's MLPerf log comes from"),
       str("trainer.log.file", "", "log.source file: the run's log, relative to experiment.output_dir or under the profile's results mount (/results); {i} = experiment index 1..NEXP, * ? [..] as in the shell: exactly one file the run wrote must match"),
       // experiment
       integer("experiment.nexp", "10", 1, 1000, "number of runs (env NEXP overrides)"),
-      oneof("experiment.cache_clear", "required", {"required", "best-effort", "off"}, "page-cache clearing before each run"),
+      oneof("experiment.cache_clear", "required", enum_choices(kCachePolicyNames), "page-cache clearing before each run"),
       boolean("experiment.cache_clear_sudo", "false", "run drop_caches through sudo"),
       str("experiment.run_walltime", "", "per-experiment watchdog, a Slurm time (NVIDIA's WALLTIME_RUNANDTIME, env overrides); default (job_walltime - 5) / NEXP - 5 minutes"),
       str("experiment.job_walltime", "", "sbatch --time of the whole set (NVIDIA's WALLTIME, env overrides); default 5 + NEXP x (run_walltime + 5) minutes"),

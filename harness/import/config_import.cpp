@@ -56,9 +56,6 @@ void set_key(YAML::Node root, const std::string& path, const YAML::Node& value) 
   set_key(child, path.substr(dot + 1), value);
 }
 
-// The walltime keys being added in issue 14 (per run / whole job); today's keys until they exist.
-std::string run_walltime_key() { return schema_find("experiment.run_walltime") ? "experiment.run_walltime" : "launcher.srun.time_per_run"; }
-std::string job_walltime_key() { return schema_find("experiment.job_walltime") ? "experiment.job_walltime" : "experiment.walltime"; }
 
 // A node no shipped base describes (its launcher: srun, as run.sub's), from what run.sub's users give: a topology assumed from the config's own variables, never read from the host importing it (a login node
 // has no GPUs): DGXNSOCKET, DGXSOCKETCORES and DGXHT when given (else one socket with a core per GPU), the
@@ -361,15 +358,15 @@ ImportResult import_config(const ImportOptions& opts) {
   if (has("NEXP")) map_to("NEXP", "experiment.nexp", vars.at("NEXP"));
   // walltime: per run (minutes) and for the whole job
   for (const char* var : {"WALLTIME_RUNANDTIME", "WALLTIME_MINUTES"})
-    if (has(var) && !rows.count("WALLTIME_RUNANDTIME")) map_to(var, run_walltime_key(), vars.at(var));
+    if (has(var) && !rows.count("WALLTIME_RUNANDTIME")) map_to(var, "experiment.run_walltime", vars.at(var));
   if (has("WALLTIME")) {
     if (is_unlimited_walltime(vars.at("WALLTIME"))) {
       row("WALLTIME", "ignored", vars.at("WALLTIME") + ": no job limit");
     } else if (!walltime_follows_nexp(o, vars)) {
       if (rows.count("WALLTIME_RUNANDTIME") || rows.count("WALLTIME_MINUTES")) {
-        map_to("WALLTIME", job_walltime_key(), vars.at("WALLTIME"));
+        map_to("WALLTIME", "experiment.job_walltime", vars.at("WALLTIME"));
       } else {
-        map_to("WALLTIME", run_walltime_key(), vars.at("WALLTIME"));
+        map_to("WALLTIME", "experiment.run_walltime", vars.at("WALLTIME"));
         rows["WALLTIME"].target += " (it does not change with NEXP: one run's job, as v1.x submitted one experiment per job; "
                                    "the job's limit follows from NEXP)";
       }
@@ -377,7 +374,7 @@ ImportResult import_config(const ImportOptions& opts) {
       row("WALLTIME", "ignored", "follows NEXP and the per-run limit: the harness derives the job's limit from those, "
                                  "5 + NEXP x (run + 5) minutes, also for a later NEXP");
     } else {
-      map_to("WALLTIME", job_walltime_key(), vars.at("WALLTIME"));
+      map_to("WALLTIME", "experiment.job_walltime", vars.at("WALLTIME"));
     }
   }
   // paths, as the implementation names them

@@ -118,7 +118,7 @@ int run_import_if_parsed() {
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     table << "wrote " << o.output << " (" << plan.num_nodes << " x " << plan.ranks_per_node << " ranks, trainer "
-          << plan.trainer_run.kind << (plan.trainer_run.profile.empty() ? "" : " " + plan.trainer_run.profile) << ") in "
+          << enum_name(plan.trainer_run.kind, kTrainerKindNames) << (plan.trainer_run.profile.empty() ? "" : " " + plan.trainer_run.profile) << ") in "
           << static_cast<int>(s * 1000) << " ms; check it with: harness run " << o.output << " --dry-run\n";
     return 0;
   } catch (const UserError& e) {

@@ -114,8 +114,7 @@ void check_run_walltime(Plan& plan, const Config& cfg, double gbs) {
 void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
   ExperimentPlan& ex = plan.experiment;
   ex.nexp = static_cast<int>(cfg.integer("experiment.nexp"));
-  std::string cc = cfg.str("experiment.cache_clear");
-  ex.cache_clear = cc == "required" ? CachePolicy::Required : cc == "off" ? CachePolicy::Off : CachePolicy::BestEffort;
+  ex.cache_clear = setting(cfg, "experiment.cache_clear", kCachePolicyNames);
   ex.cache_clear_sudo = cfg.flag("experiment.cache_clear_sudo");
   ex.seed_policy = cfg.str("experiment.seed_policy");
   try {
@@ -154,15 +153,17 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   if (in_container && !in.rendezvous_dir.empty())  // it lies under the output directory, the results mount
     in.rendezvous_dir = (fs::path(kResultsMount) / fs::path(plan.rendezvous_dir).lexically_relative(plan.experiment.output_dir)).string();
   const bool gpu_ranks = layout.unit == binding::RankUnit::Gpu;
-  std::string backend = cfg.str("benchmark.backend");
-  in.backend = backend == "auto" ? (gpu_ranks ? "cuda" : "cpu") : backend;
-  if (in.backend == "cuda" && !gpu_ranks) cfg.fail("benchmark.backend", "cuda needs GPU ranks (binding.unit gpu)");
+  using trainer::Backend;
+  if (cfg.is_auto("benchmark.backend")) in.backend = gpu_ranks ? Backend::Cuda : Backend::Cpu;
+  else in.backend = setting(cfg, "benchmark.backend", trainer::kBackendNames);
+  if (in.backend == Backend::Cuda && !gpu_ranks) cfg.fail("benchmark.backend", "cuda needs GPU ranks (binding.unit gpu)");
+  const std::string backend = trainer::backend_name(in.backend);
   // Which backend computes in which precision is trainer/precision.h's table; what the machine must offer
   // (bf16 instructions, FP8 matrix units) the trainer checks where it runs, and the GPU model's FP8 units here.
   const std::string precision = cfg.str("benchmark.precision");
-  in.precision = precision == "auto" ? trainer::default_precision(in.backend) : *trainer::parse_precision(precision);
-  if (const std::string problem = trainer::precision_problem(in.precision, in.backend); !problem.empty())
-    cfg.fail("benchmark.precision", precision + " with the " + in.backend + " backend: " + problem);
+  in.precision = precision == "auto" ? trainer::default_precision(backend) : *trainer::parse_precision(precision);
+  if (const std::string problem = trainer::precision_problem(in.precision, backend); !problem.empty())
+    cfg.fail("benchmark.precision", precision + " with the " + backend + " backend: " + problem);
   if (in.precision == trainer::Precision::fp8) {
     const GpuFp8 fp8 = gpu_fp8(cfg.str("system.accelerator_model_name"));
     if (!fp8.known || !fp8.has_fp8)
@@ -171,8 +172,8 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   }
   // The CUDA trainer clips the allreduced gradients (its NCCL buckets overlap the backward pass, so the
   // local norm is not known before they start); RULES allow either order.
-  in.clip_after_allreduce = in.backend == "cuda" || cfg.flag("benchmark.clip_after_allreduce");
-  if (in.backend == "cuda" && cfg.given("benchmark.clip_after_allreduce") && !cfg.flag("benchmark.clip_after_allreduce"))
+  in.clip_after_allreduce = in.backend == Backend::Cuda || cfg.flag("benchmark.clip_after_allreduce");
+  if (in.backend == Backend::Cuda && cfg.given("benchmark.clip_after_allreduce") && !cfg.flag("benchmark.clip_after_allreduce"))
     cfg.fail("benchmark.clip_after_allreduce", "false with the cuda backend: the cuda trainer clips after the allreduce");
   return in;
 }
@@ -236,16 +237,16 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
     if (!path.empty() && !made) plan.data_paths[key] = path;
   }
   const TrainerInputs inputs = trainer_inputs(plan, cfg, layout, ctx.data);
-  ctx.trainer = inputs.backend == "cuda" ? "trainer-cuda" : "trainer";  // trainer/CMakeLists.txt: two binaries
+  ctx.trainer = inputs.backend == trainer::Backend::Cuda ? "trainer-cuda" : "trainer";  // trainer/CMakeLists.txt: two binaries
   add_commands(plan, cfg, ctx);
 
   plan.trainer_config = make_trainer_config(cfg, plan, inputs);
-  if (plan.trainer_run.kind == "external") {
+  if (plan.trainer_run.kind == TrainerKind::External) {
     plan.trainer_status = "external trainer: not verified by this project (its own implementation)";
   } else {
-    const std::string backend = plan.trainer_config["run"]["backend"].get<std::string>();
-    const trainer::BackendStatus status = trainer::backend_status(backend);
-    plan.trainer_status = backend + " backend: " + (status.verified ? "verified: " : "NOT VERIFIED: ") + status.evidence;
+    const trainer::BackendStatus status = trainer::backend_status(inputs.backend);
+    plan.trainer_status = std::string(trainer::backend_name(inputs.backend)) + " backend: " +
+                          (status.verified ? "verified: " : "NOT VERIFIED: ") + status.evidence;
   }
   plan.system_json = make_system_json(cfg, plan);
 

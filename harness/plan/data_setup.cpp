@@ -35,7 +35,7 @@ void check_checkpoint_name(const Config& cfg, const std::string& path, const std
 
 DataPaths resolve_data(const Config& cfg, Plan& plan, const std::string& bin_dir) {
   DataPaths d{cfg.str("benchmark.data.train_dir"), cfg.str("benchmark.data.eval_dir"), cfg.str("benchmark.data.checkpoint")};
-  if (cfg.str("trainer.kind") == "builtin") check_checkpoint_name(cfg, d.checkpoint, bin_dir);  // an external one loads its own
+  if (setting(cfg, "trainer.kind", kTrainerKindNames) == TrainerKind::Builtin) check_checkpoint_name(cfg, d.checkpoint, bin_dir);  // an external one loads its own
   bool synthetic = false;
   for (const std::string& k : schema_children("benchmark.synthetic")) synthetic = synthetic || cfg.given("benchmark.synthetic." + k);
   if (synthetic) {

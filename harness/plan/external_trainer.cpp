@@ -20,10 +20,10 @@ const TrainerProfile& trainer_profile(const Config& cfg) {
 
 TrainerPlan make_trainer_plan(const Config& cfg) {
   TrainerPlan t;
-  t.kind = cfg.str("trainer.kind");
-  t.log_source = cfg.str("trainer.log.source");
+  t.kind = setting(cfg, "trainer.kind", kTrainerKindNames);
+  t.log_source = setting(cfg, "trainer.log.source", kLogSourceNames);
   t.log_file = cfg.str("trainer.log.file");
-  const bool external = t.kind == "external";
+  const bool external = t.kind == TrainerKind::External;
   if (!external) {
     for (const char* key : {"trainer.profile", "trainer.argv", "trainer.workdir", "trainer.env", "trainer.log.source", "trainer.log.file"})
       if (cfg.given(key)) cfg.fail(key, "only for trainer.kind external (the builtin trainer logs to stdout and takes no argv)");
@@ -35,15 +35,15 @@ TrainerPlan make_trainer_plan(const Config& cfg) {
   t.experiment_env = p.experiment_env;
   if (cfg.strings("trainer.argv").empty() && p.argv.empty())
     cfg.fail("trainer.argv", "an external trainer needs the program every rank runs (profile " + p.name + " names none)");
-  if (t.log_source == "file" && t.log_file.empty()) cfg.fail("trainer.log.file", "trainer.log.source file needs the log's file name");
-  if (t.log_source != "file" && !t.log_file.empty()) cfg.fail("trainer.log.file", "only with trainer.log.source file");
+  if (t.log_source == LogSource::File && t.log_file.empty()) cfg.fail("trainer.log.file", "trainer.log.source file needs the log's file name");
+  if (t.log_source != LogSource::File && !t.log_file.empty()) cfg.fail("trainer.log.file", "only with trainer.log.source file");
   // The implementation's own name for the output directory (its results mount, /results) means the same folder.
   const std::string mount = p.results.mount.empty() ? "" : p.results.mount + "/";
   if (!mount.empty() && t.log_file.rfind(mount, 0) == 0) t.log_file.erase(0, mount.size());
   if (!t.log_file.empty() && (t.log_file.front() == '/' || t.log_file.find("..") != std::string::npos))
     cfg.fail("trainer.log.file", "must be relative to experiment.output_dir" + (mount.empty() ? "" : " (or under " + mount + ", its name in profile " + p.name + ")") +
                                      ", without '..'");
-  if (t.log_source == "file" && (t.log_file.empty() || t.log_file.back() == '/'))
+  if (t.log_source == LogSource::File && (t.log_file.empty() || t.log_file.back() == '/'))
     cfg.fail("trainer.log.file", "names a folder, not the log file: add the file name or a pattern such as *.log");
   return t;
 }

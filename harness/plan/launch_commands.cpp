@@ -64,7 +64,7 @@ container::ContainerSpec container_spec(const Plan& plan, const Config& cfg, con
   add(plan.experiment.output_dir, prof.results.mount, "", "experiment.output_dir");
   if (cfg.flag("container.mount_infiniband")) o.mounts.push_back({"/dev/infiniband", "/dev/infiniband", "", "container.mount_infiniband"});
   for (container::Mount& m : extra_mounts(cfg)) o.mounts.push_back(std::move(m));
-  o.workdir = plan.trainer_run.kind == "external" && !trainer_workdir(cfg, prof).empty() ? trainer_workdir(cfg, prof)
+  o.workdir = plan.trainer_run.kind == TrainerKind::External && !trainer_workdir(cfg, prof).empty() ? trainer_workdir(cfg, prof)
                                                                                       : cfg.str("container.workdir");
   o.env = cfg.strings("container.env");
   o.mount_home = cfg.flag("container.mount_home");
@@ -99,9 +99,9 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   const Launcher& launcher = find_launcher(plan.launcher);
   LaunchContext ctx = ctx_in;
   plan.trainer_run = make_trainer_plan(cfg);
-  const bool external = plan.trainer_run.kind == "external";
+  const bool external = plan.trainer_run.kind == TrainerKind::External;
   const TrainerProfile& prof = trainer_profile(cfg);
-  plan.binding.apply = cfg.str("binding.apply");
+  plan.binding.apply = setting(cfg, "binding.apply", kBindingApplyNames);
   const container::Runtime* runtime = nullptr;
   if (!cfg.str("container.image").empty()) {
     runtime = container::find_runtime(cfg.str("container.runtime"));
@@ -120,20 +120,20 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   plan.plan_file = plan.experiment.output_dir + "/plan.json";
   plan.run_config_file = plan.experiment.output_dir + "/run.yaml";
 
-  if (plan.binding.apply == "trainer" && !cfg.str("topology.reserved_cpus").empty())
+  if (plan.binding.apply == BindingApply::Trainer && !cfg.str("topology.reserved_cpus").empty())
     cfg.fail("binding.apply", "trainer leaves the binding to the implementation (NVIDIA's bindpcie), which reads the node itself "
                               "and knows nothing of topology.reserved_cpus " + cfg.str("topology.reserved_cpus") +
                               ": its ranks would take those CPUs or fail on them (Inventec's 'cpu argument out of range'). "
                               "Write binding.apply: launcher (srun --cpu-bind masks from this plan, without the reserved CPUs; "
                               "run_and_time.sh must then not bind again), or clear topology.reserved_cpus if nothing is "
                               "reserved on the nodes");
-  if (plan.binding.apply == "runtime" && !(runtime && runtime->binds_ranks()))
+  if (plan.binding.apply == BindingApply::Runtime && !(runtime && runtime->binds_ranks()))
     cfg.fail("binding.apply", "runtime: only a container runtime that binds each rank applies the binding "
                               "(container.runtime podman or docker, with container.image set)");
-  if (plan.binding.apply == "bind" && external && runtime)
+  if (plan.binding.apply == BindingApply::Bind && external && runtime)
     cfg.fail("binding.apply", "bind needs our bind tool inside the container; an external trainer's image has none "
                               "(use launcher: the launcher's own binding, or trainer: the implementation binds itself)");
-  if (plan.binding.apply == "launcher" && !plan.nodes.empty())
+  if (plan.binding.apply == BindingApply::Launcher && !plan.nodes.empty())
     for (const RankPlan& r : plan.nodes.front().ranks) ctx.job.bindings.push_back({r.binding.cpus, r.binding.mems});
   ctx.job.files_dir = plan.experiment.output_dir;
   if (external) {
@@ -187,7 +187,7 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
     if (!runtime && cfg.given("trainer.workdir")) plan.launch.cwd = cfg.path("trainer.workdir");
   }
   plan.trainer_program = program.front();
-  plan.trainer.argv = plan.binding.apply == "bind" ? joined({tool("bind"), "--plan", out_seen + "/plan.json", "--"}, program) : program;
+  plan.trainer.argv = plan.binding.apply == BindingApply::Bind ? joined({tool("bind"), "--plan", out_seen + "/plan.json", "--"}, program) : program;
   plan.launch.argv = joined(joined(step, rank_prefix), plan.trainer.argv);
   plan.launch.env = plan.per_node.env;
   for (const auto& [k, v] : plan.trainer.env) plan.launch.env[k] = v;

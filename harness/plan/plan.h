@@ -1,6 +1,11 @@
-// The Plan: everything `harness run` will do, resolved from a system YAML before anything runs.
-// Built by harness/plan (producer), printed by --dry-run, executed by harness/run (consumer),
-// written as plan.json and read back by `bind --plan` (binding/) for the rank's CPU/memory binding.
+// The Plan: everything `harness run` will do, resolved from a system YAML before anything runs. Its
+// four parts: where the ranks run (nodes, ranks, their binding and environment), what runs (the
+// commands: setup, submit, per-node prefix, cache clear, the trainer, the launch), the experiments
+// (NEXP, seeds, walltimes, output directory), and what the ranks read (the trainer's run config, the
+// files written before the first experiment, the MLPerf systems JSON).
+// Built by harness/plan (producer), printed by --dry-run, executed by harness/run (consumer), written
+// as plan.json (one member table per struct in plan.cpp) and read back by `bind --plan` (binding/) for
+// the rank's CPU/memory binding and by `harness run --resume`.
 #pragma once
 #include <map>
 #include <string>
@@ -9,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "binding/binding.h"
+#include "harness/config/settings.h"
 
 namespace bert::harness {
 
@@ -42,9 +48,6 @@ struct NodePlan {
   std::vector<RankPlan> ranks;
 };
 
-enum class CachePolicy { Required, BestEffort, Off };
-const char* cache_policy_name(CachePolicy p);  // "required" | "best-effort" | "off" (as in the YAML and plan.json)
-
 struct ExperimentPlan {
   int nexp = 1;
   CachePolicy cache_clear = CachePolicy::BestEffort;
@@ -65,7 +68,7 @@ struct BindingSummary {
   std::string cpu = "exclusive";           // binding.cpu
   std::string mem = "node";                // binding.mem
   std::string unit = "gpu";                // gpu | socket | numa
-  std::string apply = "bind";              // binding.apply: bind | launcher | trainer
+  BindingApply apply = BindingApply::Bind; // binding.apply
 };
 
 struct ContainerPlan {
@@ -75,11 +78,11 @@ struct ContainerPlan {
 
 // The program every rank runs (trainer:); Plan::trainer is its command, Plan::launch starts it.
 struct TrainerPlan {
-  std::string kind = "builtin";            // builtin | external
+  TrainerKind kind = TrainerKind::Builtin;
   std::string profile;                     // external: its trainer profile (harness/plan/trainer_profiles.cpp)
   std::string seed_env;                    // external: set to the experiment's seed in every rank's environment
   std::string experiment_env;              // external: set to the experiment index 1..NEXP
-  std::string log_source = "rank0-stdout"; // rank0-stdout | file
+  LogSource log_source = LogSource::Rank0Stdout;
   std::string log_file;                    // log_source file: relative to output_dir, {i} = experiment index
 };
 

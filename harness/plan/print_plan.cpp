@@ -72,7 +72,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      tc["optimizer"]["learning_rate"].get<double>(), tc["optimizer"]["max_steps"].get<long long>(),
                      p.target_accuracy, tc["run"]["backend"].get<std::string>(),
                      tc["run"]["precision"].get<std::string>());
-  if (p.trainer_run.kind != "external" && tc["run"]["backend"].get<std::string>() == "cuda") {  // can fp8 run here
+  if (p.trainer_run.kind != TrainerKind::External && tc["run"]["backend"].get<std::string>() == "cuda") {  // can fp8 run here
     const GpuFp8 fp8 = gpu_fp8(p.system_json.value("accelerator_model_name", std::string()));
     out += fmt::format("fp8         {}: benchmark.precision fp8 {}\n", fp8.why, fp8.has_fp8 ? "runs here" : "is refused");
   }
@@ -81,7 +81,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   std::string seeds;
   for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
   out += fmt::format("experiment  NEXP {}, cache clear {}{}, output {}\n", p.experiment.nexp,
-                     cache_policy_name(p.experiment.cache_clear), p.experiment.cache_clear_sudo ? " (sudo)" : "",
+                     enum_name(p.experiment.cache_clear, kCachePolicyNames), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.output_dir);
   out += walltime_line(p.experiment);
   if (p.experiment.seed_policy == "random" && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start

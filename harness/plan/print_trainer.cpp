@@ -7,25 +7,25 @@ namespace bert::harness {
 std::string trainer_dry_run_lines(const Plan& p) {
   std::string out;
   const TrainerPlan& t = p.trainer_run;
-  if (t.kind == "external") {
-    out += fmt::format("trainer     external, profile {}, log from {}\n", t.profile, t.log_source == "file" ? t.log_file : t.log_source);
+  if (t.kind == TrainerKind::External) {
+    out += fmt::format("trainer     external, profile {}, log from {}\n", t.profile, t.log_source == LogSource::File ? t.log_file : enum_name(t.log_source, kLogSourceNames));
     if (!p.launch.cwd.empty()) out += fmt::format("trainer cwd {}\n", p.launch.cwd);
     out += fmt::format("per run     {}=<the run's seed>, {}=<1..{}>\n", t.seed_env, t.experiment_env, p.experiment.nexp);
     for (const auto& [k, v] : p.trainer.env) out += fmt::format("trainer env {}={}\n", k, v);
   }
-  if (p.binding.apply == "launcher")
+  if (p.binding.apply == BindingApply::Launcher)
     out += fmt::format("binding by  the launcher's own mechanism ({}; see the launch line{})\n", p.launcher,
                        p.files.empty() ? "" : " and its files");
-  if (p.binding.apply == "runtime")
+  if (p.binding.apply == BindingApply::Runtime)
     out += fmt::format("binding by  the container runtime ({} --cpuset-cpus/--cpuset-mems; see the rank lines)\n", p.container.runtime);
-  if (p.binding.apply == "launcher" && !p.nodes.empty())
+  if (p.binding.apply == BindingApply::Launcher && !p.nodes.empty())
     for (const RankPlan& r : p.nodes.front().ranks)
       if (!r.command_prefix.empty()) {
         Command c;
         c.argv = r.command_prefix;
         out += fmt::format("rank {:<7} {} <launch line>\n", r.local_rank, c.shell());
       }
-  if (p.binding.apply == "trainer")
+  if (p.binding.apply == BindingApply::Trainer)
     out += "binding by  the trainer itself (binding.apply trainer): the table below is what it should do, not applied here\n";
   return out;
 }

@@ -43,7 +43,7 @@ json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInput
       {"optimizer.clip_after_allreduce", in.clip_after_allreduce},
       {"run.seed", plan.experiment.seeds.empty() ? 0 : plan.experiment.seeds.front()},
       {"run.precision", trainer::to_string(in.precision)},
-      {"run.backend", in.backend},
+      {"run.backend", trainer::backend_name(in.backend)},
       {"run.rendezvous_dir", in.rendezvous_dir},
       {"submission.submission_org", submitter.empty() ? "SUBMISSION_ORG_PLACEHOLDER" : submitter},
       {"submission.submission_division", plan.experiment.division},

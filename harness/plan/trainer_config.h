@@ -3,7 +3,7 @@
 #pragma once
 #include "harness/config/config.h"
 #include "harness/plan/plan.h"
-#include "trainer/precision.h"
+#include "trainer/run_config.h"  // Backend, Precision (trainer/precision.h)
 
 namespace bert::harness {
 
@@ -11,7 +11,7 @@ namespace bert::harness {
 struct TrainerInputs {
   std::string train_dir, eval_file, checkpoint;  // as the trainer sees them (container paths inside a container)
   std::string rendezvous_dir;                    // local launches only
-  std::string backend;                           // cpu | cuda (auto resolved)
+  trainer::Backend backend = trainer::Backend::Cpu;  // auto resolved
   trainer::Precision precision = trainer::Precision::fp32;  // auto resolved (trainer/precision.h)
   bool clip_after_allreduce = false;             // always on the cuda backend
 };

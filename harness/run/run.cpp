@@ -45,7 +45,7 @@ Plan load_plan_for_resume(const std::string& outdir) {
   Plan plan;
   try {
     plan = Plan::from_json(j);
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {  // json::exception, or a word outside a setting's table
     throw std::runtime_error(path + ": not a plan this harness can read (written by another version?): " + e.what());
   }
   try {
@@ -421,7 +421,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
     };
   }
   // A log file the trainer writes is found after the run among the files it wrote (stamped now).
-  const bool log_from_file = plan_.trainer_run.log_source == "file";
+  const bool log_from_file = plan_.trainer_run.log_source == LogSource::File;
   const FileStamps log_files_before = log_from_file ? match_run_log(tree_.root, plan_.trainer_run.log_file, i) : FileStamps{};
   log_file_error_.clear();
   e.launched = true;

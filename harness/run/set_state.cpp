@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "common/json_fields.h"
 #include "harness/run/output_tree.h"
 
 namespace bert::harness {
@@ -9,21 +10,15 @@ namespace bert::harness {
 using ojson = nlohmann::ordered_json;
 
 namespace {
-constexpr std::pair<ExpStatus, const char*> kNames[] = {
-    {ExpStatus::Pending, "pending"},         {ExpStatus::Running, "running"},
-    {ExpStatus::Converged, "converged"},     {ExpStatus::NotConverged, "not_converged"},
-    {ExpStatus::Failed, "failed"},           {ExpStatus::Interrupted, "interrupted"}};
+constexpr EnumNames<ExpStatus, 6> kNames{{
+    {ExpStatus::Pending, "pending"}, {ExpStatus::Running, "running"}, {ExpStatus::Converged, "converged"},
+    {ExpStatus::NotConverged, "not_converged"}, {ExpStatus::Failed, "failed"}, {ExpStatus::Interrupted, "interrupted"}}};
 }  // namespace
 
-const char* to_string(ExpStatus s) {
-  for (auto& [v, n] : kNames)
-    if (v == s) return n;
-  return "pending";
-}
+const char* to_string(ExpStatus s) { return enum_name(s, kNames); }
 
 ExpStatus exp_status_from_string(const std::string& s) {
-  for (auto& [v, n] : kNames)
-    if (s == n) return v;
+  if (auto v = parse_enum(s, kNames)) return *v;
   throw std::runtime_error("unknown experiment status '" + s + "'");
 }
 
@@ -31,62 +26,37 @@ bool is_finished(ExpStatus s) {
   return s == ExpStatus::Converged || s == ExpStatus::NotConverged || s == ExpStatus::Failed;
 }
 
-ojson SetState::to_json() const {
-  ojson j;
-  j["system"] = system;
-  j["datestamp"] = datestamp;
-  j["nexp"] = nexp;
-  j["interrupted"] = interrupted;
-  j["interrupt_signal"] = interrupt_signal;
-  j["experiments"] = ojson::array();
-  for (const auto& e : experiments) {
-    ojson x;
-    x["index"] = e.index;
-    x["seed"] = e.seed;
-    x["status"] = to_string(e.status);
-    x["launched"] = e.launched;
-    x["log"] = e.log;
-    x["result"] = e.result;
-    x["message"] = e.message;
-    x["failed_rank"] = e.failed_rank;
-    x["exit_status"] = e.exit_status;
-    x["compliant"] = e.compliant ? ojson(*e.compliant) : ojson(nullptr);
-    x["compliance_failure"] = e.compliance_failure;
-    x["ttt_minutes"] = e.ttt_minutes ? ojson(*e.ttt_minutes) : ojson(nullptr);
-    x["samples"] = e.samples ? ojson(*e.samples) : ojson(nullptr);
-    x["cache_cleared"] = e.cache_cleared;
-    x["wall_seconds"] = e.wall_seconds;
-    j["experiments"].push_back(x);
-  }
-  return j;
-}
+void to_json(ojson& j, ExpStatus s) { j = to_string(s); }
+void from_json(const ojson& j, ExpStatus& s) { s = exp_status_from_string(j.get<std::string>()); }
+
+// state.json, one member table each (common/json_fields.h).
+// one experiment's record (older state files may lack the optional keys)
+constexpr auto kExperimentFields = std::make_tuple(
+    field("index", &ExperimentRecord::index), field("seed", &ExperimentRecord::seed),
+    field("status", &ExperimentRecord::status), optional_field("launched", &ExperimentRecord::launched),
+    optional_field("log", &ExperimentRecord::log), optional_field("result", &ExperimentRecord::result),
+    optional_field("message", &ExperimentRecord::message),
+    optional_field("failed_rank", &ExperimentRecord::failed_rank),
+    optional_field("exit_status", &ExperimentRecord::exit_status),
+    optional_field("compliant", &ExperimentRecord::compliant),
+    optional_field("compliance_failure", &ExperimentRecord::compliance_failure),
+    optional_field("ttt_minutes", &ExperimentRecord::ttt_minutes),
+    optional_field("samples", &ExperimentRecord::samples),
+    optional_field("cache_cleared", &ExperimentRecord::cache_cleared),
+    optional_field("wall_seconds", &ExperimentRecord::wall_seconds));
+BERT_JSON_FIELDS(ojson, ExperimentRecord, kExperimentFields)
+
+// the set: system, date, NEXP, interruption, the experiments
+constexpr auto kSetFields = std::make_tuple(
+    field("system", &SetState::system), field("datestamp", &SetState::datestamp),
+    field("nexp", &SetState::nexp), optional_field("interrupted", &SetState::interrupted),
+    optional_field("interrupt_signal", &SetState::interrupt_signal),
+    field("experiments", &SetState::experiments));
+
+ojson SetState::to_json() const { return fields_to_json<ojson>(*this, kSetFields); }
 
 SetState SetState::from_json(const ojson& j) {
-  SetState s;
-  s.system = j.at("system").get<std::string>();
-  s.datestamp = j.at("datestamp").get<std::string>();
-  s.nexp = j.at("nexp").get<int>();
-  s.interrupted = j.value("interrupted", false);
-  s.interrupt_signal = j.value("interrupt_signal", 0);
-  for (const auto& x : j.at("experiments")) {
-    ExperimentRecord e;
-    e.index = x.at("index").get<int>();
-    e.seed = x.at("seed").get<uint64_t>();
-    e.status = exp_status_from_string(x.at("status").get<std::string>());
-    e.launched = x.value("launched", false);
-    e.log = x.value("log", "");
-    e.result = x.value("result", "");
-    e.message = x.value("message", "");
-    e.failed_rank = x.value("failed_rank", -1);
-    e.exit_status = x.value("exit_status", "");
-    if (x.contains("compliant") && x["compliant"].is_boolean()) e.compliant = x["compliant"].get<bool>();
-    e.compliance_failure = x.value("compliance_failure", "");
-    if (x.contains("ttt_minutes") && x["ttt_minutes"].is_number()) e.ttt_minutes = x["ttt_minutes"].get<double>();
-    if (x.contains("samples") && x["samples"].is_number()) e.samples = x["samples"].get<double>();
-    if (x.contains("cache_cleared")) e.cache_cleared = x["cache_cleared"].get<std::vector<bool>>();
-    e.wall_seconds = x.value("wall_seconds", 0.0);
-    s.experiments.push_back(e);
-  }
+  const SetState s = fields_from_json<SetState>(j, kSetFields);
   if (s.nexp != int(s.experiments.size())) throw std::runtime_error("nexp does not match the experiment list");
   return s;
 }

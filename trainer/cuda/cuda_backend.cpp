@@ -1,9 +1,7 @@
 // CUDA backend of the trainer: the rank's GPU (by local rank), the NCCL communicator (unique id
 // through the bootstrap KV store), CudaTrainStep (graph-captured micro-steps, fused LAMB on the
 // run config's schedule) and eval on the same model without dropout. The host reads the device only
-// in sync_loss() and evaluate(), which the loop calls at eval and log points.
-#include "trainer/cuda/cuda_backend.h"
-
+// in measure_loss() and evaluate(), which the loop calls at eval and log points.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,16 +16,18 @@
 #include "trainer/data/data_error.h"
 #include "trainer/model/config.h"
 #include "trainer/synthetic_batch.h"
-#include "trainer/train_loop.h"
+#include "trainer/train_backend.h"
 
 namespace bert::trainer {
 
-std::string cuda_device_problem() {
+std::string cuda_backend_problem() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
-  if (n == 0) return "cudaGetDeviceCount: 0 devices";
-  return "";
+  std::string problem;
+  if (e != cudaSuccess) problem = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
+  else if (n == 0) problem = "cudaGetDeviceCount: 0 devices";
+  if (problem.empty()) return "";
+  return "there is no CUDA device (" + problem + "); use run.backend: cpu on this machine";
 }
 
 std::string cuda_fp8_problem() {
@@ -120,9 +120,9 @@ class CudaBackend final : public TrainBackend {
 
   void set_params(const std::vector<float>& params) override { step_->set_params(params); }
 
-  bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) override {
+  bool step(int64_t step_index, const NextBatch& next, StepReport& out) override {
     const int ga = cfg_.gradient_accumulation_steps;
-    double stats[2] = {0, 0};
+    int64_t sequences = 0;
     for (int micro = 0; micro < ga; ++micro) {
       if (!next(batch_)) return false;
       try {
@@ -130,22 +130,19 @@ class CudaBackend final : public TrainBackend {
       } catch (const model::BatchError& e) {
         throw data::DataError(cfg_.train_dir + ": " + e.what());
       }
-      stats[0] += batch_.num_sequences;
+      sequences += batch_.num_sequences;
     }
-    stats[1] = g_stop_requested.load() ? 1.0 : 0.0;
-    coll_.allreduce_sum(stats, 2);
-    out.sequences = static_cast<int64_t>(stats[0]);
-    out.stop = stats[1] > 0;
+    out.sequences = sequences;
     out.has_loss = false;
     loss_pending_ = true;
     return true;
   }
 
-  void sync_loss(StepOutcome& out) override {
+  void finish_step(int64_t, bool) override {}  // LAMB ran on the device inside step()
+
+  void measure_loss(StepReport& out) override {
     read_step_stats();
-    double loss = local_loss_;
-    coll_.allreduce_sum(&loss, 1);
-    out.loss = loss / coll_.size();
+    out.loss = local_loss_;
     out.grad_norm = grad_norm_;  // global: LAMB clips the allreduced gradients
     out.has_loss = true;
   }

@@ -1,4 +1,4 @@
-// Fused multi-tensor LAMB over the flat fp32 parameter buffer (reference: trainer.md §3.1/§3.2):
+// Fused multi-tensor LAMB over the flat fp32 parameter buffer (the MLPerf reference's lamb_optimizer_v1.py and optimization.py, as optim/lamb.cpp, which tests/gpu/cuda/test_lamb.cpp compares it with):
 //   g <- g * max_grad_norm / max(||g||, max_grad_norm)          (global norm over all tensors)
 //   m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  u = m^/(sqrt(v^)+eps) + wd w  (wd: not excluded)
 //   r = ||w|| / ||u|| (1 if excluded or a norm is 0);  w <- w - lr r u;  bf16 copy of w refreshed

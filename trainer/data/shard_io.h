@@ -1,4 +1,4 @@
-// MLPerf BERT HDF5 shards (reference/trainer.md §1), read and written with the HDF5 C API.
+// MLPerf BERT HDF5 shards (the layouts: trainer/data/README.md), read and written with the HDF5 C API.
 //
 //  fixed      input_ids (N,L) i2, input_mask (N,L) i1, segment_ids (N,L) i1,
 //             masked_lm_positions (N,P) i2, masked_lm_ids (N,P) i2, next_sentence_labels (N,) i1

@@ -4,7 +4,7 @@
 // and its profile (trainer_throughput --profile) divides each class's counts by the GEMM rate and
 // the copy bandwidth measured in the same run to give that class's floor.
 //
-// FLOPs: matmuls only, the MLPerf/trainer.md §6.4 convention (backward = 2 x forward: attention's
+// FLOPs: matmuls only, the usual MLPerf convention (backward = 2 x forward: attention's
 // backward counts 8·H·Σlen², not the 10 a FlashAttention recompute executes). Elementwise work counts
 // bytes only. Bytes: each tensor an op reads or writes, once, at its stored width (a dropout mask is
 // recomputed, so it moves nothing); GEMM weight gradients are fp32 read-modify-write (accumulation).

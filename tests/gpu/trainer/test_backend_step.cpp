@@ -17,6 +17,7 @@
 #include "trainer/model/config.h"
 #include "trainer/model/init.h"
 #include "trainer/synthetic_batch.h"
+#include "trainer/step_agreement.h"
 #include "trainer/train_backend.h"
 
 using namespace bert;
@@ -26,7 +27,7 @@ namespace {
 
 constexpr int kRows = 16, kSeq = 128, kMaxPred = 20, kVocab = 1024;
 
-RunConfig recipe(const std::string& backend, int accumulation) {
+RunConfig recipe(Backend backend, int accumulation) {
   RunConfig c;
   c.model_size = "tiny";
   c.vocab_size = kVocab;
@@ -40,7 +41,7 @@ RunConfig recipe(const std::string& backend, int accumulation) {
   c.warmup_steps = 0;
   c.seed = 3;
   c.backend = backend;
-  c.precision = default_precision(backend);
+  c.precision = default_precision(backend_name(backend));
   c.threads = 2;
   return c;
 }
@@ -59,7 +60,7 @@ Run train(const RunConfig& cfg, const model::ParamLayout& layout, const std::vec
   proc.pmi = "none";
   std::unique_ptr<dist::KVStore> kv = dist::make_kv_store(proc, "");
   std::unique_ptr<dist::Collective> coll = dist::make_cpu_collective(proc, *kv);
-  const std::string path = "test " + cfg.backend + " run config";
+  const std::string path = std::string("test ") + backend_name(cfg.backend) + " run config";
   const BackendContext ctx{cfg, path, layout, proc, *kv, *coll};
   std::unique_ptr<TrainBackend> backend = make_backend(ctx);
   backend->set_params(init);
@@ -71,10 +72,12 @@ Run train(const RunConfig& cfg, const model::ParamLayout& layout, const std::vec
   };
   Run r;
   for (int i = 0; i < updates; ++i) {
-    StepOutcome out;
-    REQUIRE(backend->step(i, feed, out));
+    StepReport local;
+    REQUIRE(backend->step(i, feed, local));
+    StepAgreement out = agree_on_step(*coll, local, false);  // as the training loop
+    backend->finish_step(i, out.all_finite);
     CHECK(out.sequences == static_cast<int64_t>(cfg.gradient_accumulation_steps) * kRows);
-    if (!out.has_loss) backend->sync_loss(out);
+    if (!out.has_loss) agree_on_loss(*coll, *backend, out);
     r.losses.push_back(out.loss);
     r.grad_norms.push_back(out.grad_norm);
   }
@@ -99,7 +102,7 @@ double cosine_of_updates(const std::vector<float>& a, const std::vector<float>& 
 }
 
 void compare_backends(int accumulation, int updates) {
-  const RunConfig cpu_cfg = recipe("cpu", accumulation), gpu_cfg = recipe("cuda", accumulation);
+  const RunConfig cpu_cfg = recipe(Backend::Cpu, accumulation), gpu_cfg = recipe(Backend::Cuda, accumulation);
   model::BertConfig mc = model::bert_config_for_size("tiny");
   mc.vocab_size = kVocab;
   mc.max_position = std::max(mc.max_position, kSeq);

@@ -1,6 +1,6 @@
 """Corpus of BERT logs for the checker comparison: valid logs from our writer (results_make_log),
-every mutation of compliance.md section 12, malformed lines of each kind in section 11, and
-rule-specific edits, for rulesets 3.1.0, 4.0.0, 4.1.0 and 5.0.0, closed and open."""
+mutations of a passing log (a key dropped, duplicated, reordered, a value changed), malformed
+:::MLLOG lines of each kind (truncated JSON, a missing field, a wrong type), and rule-specific edits, for rulesets 3.1.0, 4.0.0, 4.1.0 and 5.0.0, closed and open."""
 import json
 import re
 import subprocess

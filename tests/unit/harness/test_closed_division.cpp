@@ -88,7 +88,7 @@ TEST_CASE("closed division: the global batch against the RCPs, with the numbers"
   p = plan_of({"benchmark.batch_size=56"});  // 448: an RCP of its own
   CHECK(p.rcp == "global batch 448 (ruleset 5.0.0 RCPs): RCP found: mean 2414421 samples to converge; the set's olympic "
                  "mean must be >= 2274732");
-  p = plan_of({"benchmark.batch_size=96"});  // 768: interpolated (compliance.md's table: 2443933.54, min 2306737.78)
+  p = plan_of({"benchmark.batch_size=96"});  // 768: interpolated (the official rcp_checker over rcps_bert.json: 2443933.54, min 2306737.78)
   CHECK(p.rcp == "global batch 768 (ruleset 5.0.0 RCPs): RCP interpolated between batch 448 and 4608: mean 2443934 samples; "
                  "the set's olympic mean must be >= 2306738");
   CHECK(p.warnings.empty());

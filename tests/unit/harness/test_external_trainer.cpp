@@ -47,7 +47,7 @@ experiment: {nexp: 2, output_dir: /out}
 
 TEST_CASE("external trainer: the profile's argv, mounts, path names and hyperparameter variables") {
   Plan p = plan_of(kNvidia);
-  CHECK(p.trainer_run.kind == "external");
+  CHECK(p.trainer_run.kind == TrainerKind::External);
   CHECK(p.trainer_run.profile == "nvidia-pytorch");
   CHECK(p.trainer_run.seed_env == "SEED");
   CHECK(p.trainer.argv == std::vector<std::string>{"slurm2pytorch", "./run_and_time.sh"});  // no bind: the launcher binds
@@ -78,7 +78,7 @@ TEST_CASE("binding.apply launcher: srun binds each local rank with masks; bind: 
   CHECK(!has(p.launch.argv, "--cpu-bind=none"));
   Plan t = plan_of(kNvidia, {"binding.apply=trainer"});
   CHECK(has(t.launch.argv, "--cpu-bind=none"));
-  CHECK(t.binding.apply == "trainer");
+  CHECK(t.binding.apply == BindingApply::Trainer);
   CHECK(error_of([] { plan_of(kNvidia, {"binding.apply=bind"}); }).find("binding.apply") != std::string::npos);
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("plan.json round-trips the trainer, binding.apply, rank prefixes and f
   Plan q = Plan::from_json(p.to_json());
   CHECK(q.to_json() == p.to_json());
   CHECK(q.trainer_run.profile == "nvidia-pytorch");
-  CHECK(q.binding.apply == "launcher");
+  CHECK(q.binding.apply == BindingApply::Launcher);
 }
 
 TEST_CASE("external trainer on bare metal: host paths in its variables, trainer.workdir as the launch's cwd") {
@@ -136,7 +136,7 @@ experiment: {output_dir: /o}
   CHECK(p.trainer.env.at("DATADIR") == "/d/t");
   CHECK(p.trainer.env.at("CHECKPOINTDIR") == "/d/c/model.h5");  // the harness's own name: the file
   CHECK(p.trainer.env.at("LOGDIR") == "/o");
-  CHECK(p.trainer_run.log_source == "file");
+  CHECK(p.trainer_run.log_source == LogSource::File);
   CHECK(p.trainer_run.log_file == "logs/run{i}.txt");
   CHECK(p.launch.shell().rfind("cd /opt/impl && ", 0) == 0);
   CHECK(error_of([&] { plan_of(yaml, {"trainer.log.file=../x"}); }).find("trainer.log.file") != std::string::npos);

@@ -27,8 +27,8 @@ Plan plan_of(std::vector<std::string> sets) { return plan_from(kNode, "t.yaml", 
 TEST_CASE("the dry-run names the trainer and whether its backend was verified") {
   Plan p = plan_of({});  // GPU ranks: the cuda backend
   CHECK(p.trainer_program == "/b/trainer-cuda");
-  CHECK(p.trainer_status == "cuda backend: " + std::string(bert::trainer::backend_status("cuda").verified ? "verified: " : "NOT VERIFIED: ") +
-                                bert::trainer::backend_status("cuda").evidence);
+  CHECK(p.trainer_status == "cuda backend: " + std::string(bert::trainer::backend_status(bert::trainer::Backend::Cuda).verified ? "verified: " : "NOT VERIFIED: ") +
+                                bert::trainer::backend_status(bert::trainer::Backend::Cuda).evidence);
   CHECK(p.trainer_status.find("last device run: ") != std::string::npos);
   p = plan_of({"binding.unit=socket", "nodes.gpus_per_node=0", "topology.gpu_numa_map=[]"});
   CHECK(p.trainer_status.rfind("cpu backend: verified: ", 0) == 0);

@@ -33,7 +33,7 @@ TEST_CASE("the trainer loads the run config of every shipped system") {
     CHECK(rc.batch_size == p.trainer_config["batch"]["batch_size"].get<int>());
     CHECK(rc.max_seq_length == p.trainer_config["data"]["max_seq_length"].get<int>());
     CHECK(rc.seed == p.experiment.seeds.front());
-    CHECK(rc.backend == p.trainer_config["run"]["backend"].get<std::string>());
+    CHECK(std::string(bert::trainer::backend_name(rc.backend)) == p.trainer_config["run"]["backend"].get<std::string>());
     CHECK(rc.submission_division == p.experiment.division);
     // One value per row of the key table, nothing else.
     size_t values = 0;

@@ -16,7 +16,8 @@ const rcp::Record* find(const std::vector<rcp::Record>& v, double bs) {
 }
 }  // namespace
 
-// Reference values: the official RCP checker's statistics (compliance.md section 6.1, verified there).
+// Reference values: the official RCP checker's statistics (mlperf-logging's rcp_checker/rcp_checker.py over
+// training_<rs>/rcps_bert.json).
 TEST_CASE("RCP table statistics equal the official checker's") {
   struct Row {
     double bs, mean, stdev, min;

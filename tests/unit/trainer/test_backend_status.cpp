@@ -41,7 +41,7 @@ TEST_CASE("an entry without its fields is an error naming the field") {
 }
 
 TEST_CASE("the committed results file's newest run gives the cuda status") {
-  const auto s = bert::trainer::backend_status("cuda");
+  const auto s = bert::trainer::backend_status(bert::trainer::Backend::Cuda);
   CHECK(s.evidence.rfind("last device run: ", 0) == 0);
-  CHECK(bert::trainer::backend_status("cpu").verified);
+  CHECK(bert::trainer::backend_status(bert::trainer::Backend::Cpu).verified);
 }

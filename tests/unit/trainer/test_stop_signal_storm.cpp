@@ -75,5 +75,5 @@ TEST_CASE("SIGTERM/SIGINT storm during gemm(): flag set, no thread computing is 
   sender.join();
   CHECK(wrong_fp32 == 0);
   CHECK(wrong_bf16 == 0);
-  CHECK(trainer::g_stop_requested.load());
+  CHECK(trainer::stop_requested());
 }
