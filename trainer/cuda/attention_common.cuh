@@ -29,28 +29,20 @@ inline void check_shape(const AttentionShape& s) {
                     std::to_string(s.max_seqlen) + ", tokens " + std::to_string(s.tokens) + ")");
 }
 
-// Where a block works: blockIdx.z = sequence, .y = head, .x = tile of kTile rows (queries in the
-// forward pass, keys in the backward pass), plus the packed-QKV addressing both kernels share.
-struct BlockTile {
-  int seq, head, row0, s0, len, warp, lane, hd;
-  size_t ld;         // row stride of the packed [tokens, 3 * heads * D] QKV
-  const bf16* base;  // Q columns of this head at the sequence's first token
-};
-
+// The block's SequenceTile: blockIdx.z = sequence, .y = head, .x = tile of kTile rows.
 template <class Args>
-__device__ __forceinline__ BlockTile block_tile(const Args& a) {
-  BlockTile t;
-  t.seq = blockIdx.z;
+__device__ __forceinline__ void set_sequence_tile(SequenceTile<bf16>& t, const Args& a) {
+  const int seq = blockIdx.z;
   t.head = blockIdx.y;
   t.row0 = blockIdx.x * kTile;
-  t.s0 = a.seq_first_token[t.seq];
-  t.len = a.seq_lengths[t.seq];
-  t.warp = threadIdx.x >> 5;
-  t.lane = threadIdx.x & 31;
+  t.s0 = a.seq_first_token[seq];
+  t.len = a.seq_lengths[seq];
+  t.heads = a.shape.heads;
+  t.seq_len = a.shape.seq_len;
   t.hd = a.shape.heads * D;
   t.ld = 3 * static_cast<size_t>(t.hd);
-  t.base = a.qkv + static_cast<size_t>(t.s0) * t.ld + t.head * D;
-  return t;
+  t.q = a.qkv + static_cast<size_t>(t.s0) * t.ld + t.head * D;
+  t.dropout = a.dropout.resolved();
 }
 
 }  // namespace bert::cuda::attn

@@ -13,20 +13,10 @@ using namespace attn;
 
 __global__ void __launch_bounds__(kWarps * 32, 4) attention_forward_kernel(AttentionForwardArgs a) {
   __shared__ __align__(128) ForwardShared<bf16> sh;
-  const BlockTile b = block_tile(a);
-  if (b.row0 >= b.len) return;
   ForwardTile<bf16> tile;
-  tile.q = b.base;
-  tile.ld = b.ld;
-  tile.hd = b.hd;
-  tile.heads = a.shape.heads;
-  tile.seq_len = a.shape.seq_len;
+  set_sequence_tile(tile, a);
+  if (tile.row0 >= tile.len) return;
   tile.tokens = a.shape.tokens;
-  tile.s0 = b.s0;
-  tile.len = b.len;
-  tile.head = b.head;
-  tile.q0 = b.row0;
-  tile.dropout = a.dropout.resolved();
   tile.out = a.out;
   tile.lse = a.lse;
   mma::DeviceWarp w;

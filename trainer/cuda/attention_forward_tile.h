@@ -24,7 +24,6 @@
 #include <cstdint>
 
 #include "trainer/cuda/attention_tiles.h"
-#include "trainer/cuda/dropout_spec.h"
 
 namespace bert::cuda::attn {
 
@@ -35,16 +34,11 @@ struct ForwardShared {
   T v[kTile][kLdH];
 };
 
-// What one block reads and writes (the kernel fills it from AttentionForwardArgs and blockIdx).
+// What one block reads and writes (the kernel fills it from AttentionForwardArgs and blockIdx);
+// row0: the block's first query.
 template <class T>
-struct ForwardTile {
-  const T* q = nullptr;  // Q columns of the head at the sequence's first token; K at +hd, V at +2*hd
-  size_t ld = 0;         // row stride of the packed [tokens, 3 * heads * D] QKV
-  int hd = 0;            // heads * D: out's row stride
-  int heads = 0, seq_len = 0, tokens = 0;
-  int s0 = 0, len = 0;   // the sequence's first flat token and its length
-  int head = 0, q0 = 0;  // this block's head and first query (q0 < len)
-  DropoutSpec dropout;   // resolved (micro-step read)
+struct ForwardTile : SequenceTile<T> {
+  int tokens = 0;
   T* out = nullptr;      // [tokens, hd]
   float* lse = nullptr;  // [heads, tokens]
 };
@@ -89,7 +83,7 @@ BERT_TILE_FN void attention_forward_tile(W& w, const ForwardTile<typename W::T>&
                                          int tid, int nthreads) {
   const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
 
-  load_tile(w, sh.q, a.q, a.ld, a.q0, a.len, tid, nthreads);
+  load_tile(w, sh.q, a.q, a.ld, a.row0, a.len, tid, nthreads);
   w.sync();
   // Q as A fragments of the warp's 16 rows, 4 chunks of 16 dims: matrices (rows 0-7 | 8-15) x (dims
   // 0-7 | 8-15) in the A register order a0 (g, 2t), a1 (g+8, 2t), a2 (g, 2t+8), a3 (g+8, 2t+8)
@@ -102,7 +96,7 @@ BERT_TILE_UNROLL
   const float dscale = a.dropout.scale();
   const float log2e_scale = kScale * 1.4426950408889634f;
   const uint64_t row_stride = 8ull * a.heads * a.seq_len;  // element distance of rows g, g+8
-  const uint64_t e_row0 = (static_cast<uint64_t>(a.s0 + a.q0 + warp * 16 + g) * a.heads + a.head) * a.seq_len;
+  const uint64_t e_row0 = (static_cast<uint64_t>(a.s0 + a.row0 + warp * 16 + g) * a.heads + a.head) * a.seq_len;
   const bool aligned = a.seq_len % 4 == 0;
 
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};  // rows g, g+8 (l: this lane's partial sum)
@@ -205,7 +199,7 @@ BERT_TILE_UNROLL
   }
 BERT_TILE_UNROLL
   for (int r = 0; r < 2; ++r) {
-    const int q = a.q0 + warp * 16 + g + 8 * r;
+    const int q = a.row0 + warp * 16 + g + 8 * r;
     if (q >= a.len) continue;
     const size_t tok = static_cast<size_t>(a.s0 + q);
     const float inv = 1.f / l[r];

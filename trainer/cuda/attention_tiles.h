@@ -6,6 +6,8 @@
 #pragma once
 #include <cstddef>
 
+#include "trainer/cuda/dropout_spec.h"
+
 #if defined(__CUDACC__)
 #define BERT_TILE_FN __device__ __forceinline__
 #define BERT_TILE_UNROLL _Pragma("unroll")
@@ -23,8 +25,20 @@ constexpr int kTile = 64;        // queries per block (forward) / keys per block
 constexpr int kWarps = 4;        // 16 rows each
 constexpr int kLdH = D + 8;      // bf16 shared row stride: 144 bytes, a multiple of 16 (ldmatrix row
                                  // addresses) whose 8 consecutive rows start in 8 different 4-bank groups
-constexpr int kLdF = kTile + 4;  // fp32 shared row stride
 constexpr float kScale = 0.125f; // 1/sqrt(64)
+
+// Where a block works, what both kernels' tiles share: sequence s0 .. s0 + len of the flat tokens,
+// one head, rows [row0, row0 + 64) of it (queries in the forward, keys in the backward; row0 < len).
+template <class T>
+struct SequenceTile {
+  const T* q = nullptr;  // Q columns of the head at the sequence's first token; K at +hd, V at +2*hd
+  size_t ld = 0;         // row stride of the packed [tokens, 3 * heads * D] QKV (and dQKV)
+  int hd = 0;            // heads * D
+  int heads = 0, seq_len = 0;
+  int s0 = 0, len = 0;
+  int head = 0, row0 = 0;
+  DropoutSpec dropout;   // resolved (micro-step read)
+};
 
 // Copies rows [row0, row0+64) of one head's 64 columns into shared memory, zero past `len`, 16 bytes
 // per step; thread `tid` of `nthreads`. src points at token 0's first column of the head's block; ld

@@ -68,6 +68,34 @@ struct alignas(128) AlignedShared {
   S s;
 };
 
+// The kernels' set_sequence_tile for block (sequence s, head h, rows from row0).
+inline attn::SequenceTile<uint16_t> sequence_tile(const Layout& L, const std::vector<uint16_t>& qkv, int s, int h,
+                                                  int row0, const DropoutSpec& d) {
+  attn::SequenceTile<uint16_t> t;
+  t.ld = 3 * static_cast<size_t>(L.hd());
+  t.hd = L.hd();
+  t.heads = L.heads;
+  t.seq_len = L.seq_len;
+  t.s0 = L.first_flat[s];
+  t.len = L.lengths[s];
+  t.head = h;
+  t.row0 = row0;
+  t.q = qkv.data() + static_cast<size_t>(t.s0) * t.ld + h * attn::D;
+  t.dropout = d;
+  return t;
+}
+
+// One block of kWarps * 32 threads on the warp model over shared memory *sh (filled with 0xff first:
+// stale shared memory must not matter); body(WarpModel&, tid). Fails on any protocol error.
+template <class S, class Body>
+void run_block(AlignedShared<S>& sh, Body body) {
+  std::memset(static_cast<void*>(&sh), 0xff, sizeof(sh));
+  BlockModel block(attn::kWarps * 32, &sh.s, sizeof(sh.s));
+  block.run(body);
+  for (const auto& e : block.errors()) FAIL_CHECK(e);
+  REQUIRE(block.errors().empty());
+}
+
 struct ForwardResult {
   std::vector<uint16_t> out;  // [tokens, hd] bf16
   std::vector<float> lse;     // [heads, tokens]
@@ -79,30 +107,16 @@ inline ForwardResult run_forward_model(const Layout& L, const std::vector<uint16
   r.out.assign(static_cast<size_t>(L.tokens()) * L.hd(), kPoison);
   r.lse.assign(static_cast<size_t>(L.heads) * L.tokens(), NAN);
   auto sh = std::make_unique<AlignedShared<attn::ForwardShared<uint16_t>>>();
-  const size_t ld = 3 * static_cast<size_t>(L.hd());
   for (int s = 0; s < L.num_seqs(); ++s)
     for (int h = 0; h < L.heads; ++h)
       for (int q0 = 0; q0 < L.lengths[s]; q0 += attn::kTile) {
         attn::ForwardTile<uint16_t> tile;
-        tile.q = qkv.data() + static_cast<size_t>(L.first_flat[s]) * ld + h * attn::D;
-        tile.ld = ld;
-        tile.hd = L.hd();
-        tile.heads = L.heads;
-        tile.seq_len = L.seq_len;
+        static_cast<attn::SequenceTile<uint16_t>&>(tile) = sequence_tile(L, qkv, s, h, q0, d);
         tile.tokens = L.tokens();
-        tile.s0 = L.first_flat[s];
-        tile.len = L.lengths[s];
-        tile.head = h;
-        tile.q0 = q0;
-        tile.dropout = d;
         tile.out = r.out.data();
         tile.lse = r.lse.data();
-        std::memset(static_cast<void*>(sh.get()), 0xff, sizeof(*sh));  // stale shared memory must not matter
-        BlockModel block(attn::kWarps * 32, &sh->s, sizeof(sh->s));
-        block.run([&](WarpModel& w, int tid) { attn::attention_forward_tile(w, tile, sh->s, tid, attn::kWarps * 32); });
         INFO("forward block: sequence " << s << ", head " << h << ", q0 " << q0);
-        for (const auto& e : block.errors()) FAIL_CHECK(e);
-        REQUIRE(block.errors().empty());
+        run_block(*sh, [&](WarpModel& w, int tid) { attn::attention_forward_tile(w, tile, sh->s, tid, attn::kWarps * 32); });
       }
   return r;
 }
@@ -147,6 +161,28 @@ inline Reference run_forward_reference(const Layout& L, const std::vector<uint16
                                    ref.keep.data(), ref.ctx.data(), d.rng, d.p);
   return ref;
 }
+
+// A one-hot probe's reading of one (query, key) probability after dropout against the CPU's.
+struct ProbeTally {
+  int wrong_keep = 0, wrong_p = 0, checked = 0;
+  // got: what the kernel output shows for (sequence s, head h, query, key); tol: relative
+  void add(const Reference& ref, const DropoutSpec& d, int s, int h, int query, int key, int len, float got, float tol) {
+    if (query >= len || key >= len) {
+      wrong_p += got != 0.f;
+      return;
+    }
+    const size_t e = ref.prob_index(s, h, query, key, len);
+    const bool kept = ref.keep[e] != 0;
+    wrong_keep += kept != (got != 0.f);
+    if (kept) wrong_p += std::abs(got - ref.probs[e] * d.scale()) > tol * ref.probs[e] * d.scale() + 1e-30f;
+    ++checked;
+  }
+  void check() const {
+    CHECK(checked > 0);
+    CHECK(wrong_keep == 0);
+    CHECK(wrong_p == 0);
+  }
+};
 
 // Relative L2 error and the largest absolute error over pairs (got, want).
 struct ErrorStats {
