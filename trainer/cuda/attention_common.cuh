@@ -1,37 +1,25 @@
-// Shared pieces of the attention kernels (nvcc only): tile sizes and the guarded tile loader.
+// Shared pieces of the attention kernels (nvcc only): the guarded tile loader with the block's threads,
+// shape checks, the block's place. Tile sizes: attention_tiles.h.
 #pragma once
 #include <cuda_bf16.h>
 
 #include <string>
 
 #include "trainer/cuda/attention.h"
+#include "trainer/cuda/attention_tiles.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/device_utils.cuh"
+#include "trainer/cuda/mma_bf16.cuh"
 
 namespace bert::cuda::attn {
 
 using dev::bf16;
-constexpr int D = kAttentionHeadDim;
-constexpr int kTile = 64;        // queries per block (forward) / keys per block (backward)
-constexpr int kWarps = 4;        // 16 rows each
-constexpr int kLdH = D + 8;      // bf16 shared row stride: 144 bytes, keeps 32-byte fragment alignment
-constexpr int kLdF = kTile + 4;  // fp32 shared row stride
-constexpr float kScale = 0.125f; // 1/sqrt(64)
+static_assert(D == kAttentionHeadDim);
 
-// Copies rows [row0, row0+64) of one head's 64 columns into shared memory, zero past `len`.
-// src points at token 0's first column of the head's block; ld is the qkv row stride.
+// load_tile (attention_tiles.h) with the block's threads.
 __device__ __forceinline__ void load_tile(bf16 (*dst)[kLdH], const bf16* src, size_t ld, int row0, int len) {
-  for (int v = threadIdx.x; v < kTile * D / 8; v += blockDim.x) {
-    const int r = v / (D / 8), c = (v % (D / 8)) * 8;
-    dev::Bf16x8 x;
-    if (row0 + r < len) {
-      x = *reinterpret_cast<const dev::Bf16x8*>(src + static_cast<size_t>(row0 + r) * ld + c);
-    } else {
-#pragma unroll
-      for (int j = 0; j < 8; ++j) x.v[j] = __float2bfloat16(0.f);
-    }
-    *reinterpret_cast<dev::Bf16x8*>(&dst[r][c]) = x;
-  }
+  mma::DeviceWarp w;
+  load_tile(w, dst, src, ld, row0, len, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
 }
 
 inline void check_shape(const AttentionShape& s) {
@@ -41,28 +29,20 @@ inline void check_shape(const AttentionShape& s) {
                     std::to_string(s.max_seqlen) + ", tokens " + std::to_string(s.tokens) + ")");
 }
 
-// Where a block works: blockIdx.z = sequence, .y = head, .x = tile of kTile rows (queries in the
-// forward pass, keys in the backward pass), plus the packed-QKV addressing both kernels share.
-struct BlockTile {
-  int seq, head, row0, s0, len, warp, lane, hd;
-  size_t ld;         // row stride of the packed [tokens, 3 * heads * D] QKV
-  const bf16* base;  // Q columns of this head at the sequence's first token
-};
-
+// The block's SequenceTile: blockIdx.z = sequence, .y = head, .x = tile of kTile rows.
 template <class Args>
-__device__ __forceinline__ BlockTile block_tile(const Args& a) {
-  BlockTile t;
-  t.seq = blockIdx.z;
+__device__ __forceinline__ void set_sequence_tile(SequenceTile<bf16>& t, const Args& a) {
+  const int seq = blockIdx.z;
   t.head = blockIdx.y;
   t.row0 = blockIdx.x * kTile;
-  t.s0 = a.seq_first_token[t.seq];
-  t.len = a.seq_lengths[t.seq];
-  t.warp = threadIdx.x >> 5;
-  t.lane = threadIdx.x & 31;
+  t.s0 = a.seq_first_token[seq];
+  t.len = a.seq_lengths[seq];
+  t.heads = a.shape.heads;
+  t.seq_len = a.shape.seq_len;
   t.hd = a.shape.heads * D;
   t.ld = 3 * static_cast<size_t>(t.hd);
-  t.base = a.qkv + static_cast<size_t>(t.s0) * t.ld + t.head * D;
-  return t;
+  t.q = a.qkv + static_cast<size_t>(t.s0) * t.ld + t.head * D;
+  t.dropout = a.dropout.resolved();
 }
 
 }  // namespace bert::cuda::attn

@@ -1,13 +1,19 @@
 // Warp-level tensor-core pieces (nvcc only, sm_80+): ldmatrix loads of 8x8 bf16 tiles from shared
 // memory and mma.sync m16n8k16 (bf16 in, fp32 accumulate), in the register layouts of the PTX ISA
-// ("Matrix fragments for mma.m16n8k16"): with g = lane / 4 and t = lane % 4,
+// (9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 with floating point type"): with g = lane / 4 and
+// t = lane % 4, each register holding two bf16 (lower column / row index in the low half),
 //   A (16x16, row-major): a0 = (g, 2t..2t+1), a1 = (g+8, 2t..), a2 = (g, 2t+8..), a3 = (g+8, 2t+8..)
 //   B (16x8, k x n):      b0 = (k 2t..2t+1, n g), b1 = (k 2t+8.., n g)
 //   C (16x8, fp32):       c0, c1 = (g, 2t..2t+1), c2, c3 = (g+8, 2t..2t+1)
+// DeviceWarp bundles them (with the shuffles, 16-byte copies and the block barrier) as the warp
+// operations the tile templates (attention_forward_tile.h) take; tests/unit/cuda/ptx_warp_model.h
+// models the same operations on the host from the same documented layouts.
 #pragma once
 #include <cuda_bf16.h>
 
 #include <cstdint>
+
+#include "trainer/cuda/device_utils.cuh"
 
 namespace bert::cuda::mma {
 
@@ -42,5 +48,29 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<const uint32_t*>(&v);
 }
+
+struct DeviceWarp {
+  using T = __nv_bfloat16;
+  __device__ __forceinline__ void sync() { __syncthreads(); }
+  __device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const T* row_addr) { mma::ldmatrix_x4(r, row_addr); }
+  __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], const T* row_addr) {
+    mma::ldmatrix_x4_trans(r, row_addr);
+  }
+  __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+    mma_16816(c, a, b0, b1);
+  }
+  __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) { return mma::pack_bf16(lo, hi); }
+  __device__ __forceinline__ float shfl_xor(float v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+  __device__ __forceinline__ unsigned shfl_xor(unsigned v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+  __device__ __forceinline__ void copy16(T* dst, const T* src, bool valid) {
+    uint4 x = make_uint4(0, 0, 0, 0);
+    if (valid) x = *reinterpret_cast<const uint4*>(src);
+    *reinterpret_cast<uint4*>(dst) = x;
+  }
+  __device__ __forceinline__ void atomic_add(float* dst, float v) { atomicAdd(dst, v); }
+  __device__ __forceinline__ void store_bf16x2(T* dst, float lo, float hi) {
+    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(lo, hi);
+  }
+};
 
 }  // namespace bert::cuda::mma

@@ -1,0 +1,234 @@
+// One block of the attention backward (FlashAttention-2 order, register tiles), written once for the
+// device kernel (attention_backward.cu, W = mma::DeviceWarp) and for the host check (tests/unit/cuda,
+// W = the PTX instruction model): block = (64-key tile, head, sequence), 4 warps of 16 keys. For each
+// 64-query tile, per warp and in two halves of 32 queries:
+//   S^T = K Q^T and dP^T = V dO^T by mma.sync m16n8k16 into registers (K, V as A fragments by
+//   ldmatrix; Q, dO rows are B's columns: plain ldmatrix), P^T = exp(S^T / 8 - lse[q]),
+//   dS^T = P^T (dP^T keep/(1-p) - Dq[q]) with Dq = rowsum(dO * O) (precomputed), both packed to bf16 A
+//   fragments in registers: dV += (P^T keep/(1-p)) dO and dK += dS^T Q (dO, Q by ldmatrix.trans);
+// dS^T also goes to shared memory ([key][query]); after the block barrier each warp computes dQ for 16
+// queries of the tile, dS (ldmatrix.trans of dS^T) times K (ldmatrix.trans), added into an fp32
+// accumulator with atomics. dK, dV leave the registers once, at the end.
+// Fragment layouts: see attention_forward_tile.h (PTX ISA 9.7.14.5.8, 9.7.14.5.15).
+//
+// Dropout: element (q, key) of dropout_spec.h; a lane holds keys g, g+8 (rows of S^T) of queries 2t,
+// 2t+1 (columns), and the 4 keys of a Philox block (4 consecutive keys of one query) lie in the lanes
+// g & ~3 .. g | 3 (same t). Each of those 4 lanes (c = g & 3) draws, per 8-query block, the block of
+// query 2t + (c & 1) and keys 4 (g >> 2) + 8 (c >> 1) ..+3: one Philox call per 4 elements, the 4-bit
+// results of the 8 query blocks packed in one word, and 3 shuffles (lane ^ 4, ^ 8, ^ 12) per 64-query
+// tile give every lane the other three words.
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "trainer/cuda/attention_tiles.h"
+
+namespace bert::cuda::attn {
+
+template <class T>
+struct BackwardShared {
+  T k[kTile][kLdH];
+  T v[kTile][kLdH];
+  T q[kTile][kLdH];
+  T dout[kTile][kLdH];
+  T ds[kTile][kLdH];  // dS^T of the query tile: [key][query]
+  float lse[kTile];
+  float dq[kTile];    // Dq = rowsum(dO * O)
+};
+
+// What one block reads and writes (the kernel fills it from AttentionBackwardArgs and blockIdx);
+// row0: the block's first key.
+template <class T>
+struct BackwardTile : SequenceTile<T> {
+  const T* dout = nullptr;     // dO columns of the head at the sequence's first token (row stride hd)
+  const float* lse = nullptr;  // the forward's log-sum-exp of the head, at the sequence's first token
+  const float* dvec = nullptr; // Dq of the head, at the sequence's first token
+  float* dq_acc = nullptr;     // [tokens, hd] fp32, added to
+  T* dqkv = nullptr;           // [tokens, 3 * hd]: this block's dK, dV rows written
+};
+
+// Keep flags of the lane's S^T elements for one 64-query tile, as bit nb * 4 + i for block nb's C
+// element i (key g + 8 (i >> 1), query 8 nb + 2t + (i & 1)); keys from key_w (the warp's first key,
+// a multiple of 16), queries from the tile's first flat token q_tok0. aligned: seq_len % 4 == 0 (every
+// 4-key group starts a Philox block; then all lanes shuffle: call from converged code).
+template <class W>
+BERT_TILE_FN uint32_t key_major_keeps(W& w, const DropoutSpec& d, uint64_t q_tok0, int heads, int head, int seq_len,
+                                      int key_w, int lane, bool aligned) {
+  const int g = lane >> 2, t = lane & 3, c = g & 3;
+  const auto element = [&](int q, int key) {
+    return (static_cast<uint64_t>(q_tok0 + q) * heads + head) * seq_len + key;
+  };
+  uint32_t bits = 0;
+  if (aligned) {
+    uint32_t mine = 0;  // bit nb * 4 + w: query 8 nb + 2t + (c & 1), key key_w + 4 (g >> 2) + 8 (c >> 1) + w
+    BERT_TILE_UNROLL
+    for (int nb = 0; nb < kTile / 8; ++nb) {
+      bool k4[4];
+      d.keep4(element(8 * nb + 2 * t + (c & 1), key_w + 4 * (g >> 2) + 8 * (c >> 1)), k4);
+      mine |= (uint32_t(k4[0]) | uint32_t(k4[1]) << 1 | uint32_t(k4[2]) << 2 | uint32_t(k4[3]) << 3) << (4 * nb);
+    }
+    // from[x]: the word of lane ^ (x << 2) (c' = c ^ x, same g >> 2 and t). Element i (query 2t + (i & 1),
+    // key g + 8 (i >> 1)) lies in the block of c' = i, at bit 4 nb + c (key offset g & 3 = c).
+    const uint32_t from[4] = {mine, w.shfl_xor(mine, 4), w.shfl_xor(mine, 8), w.shfl_xor(mine, 12)};
+    BERT_TILE_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      const int x = i ^ c;  // selects, not a run-time index into a register array
+      const uint32_t word = (x & 2) ? ((x & 1) ? from[3] : from[2]) : ((x & 1) ? from[1] : from[0]);
+      BERT_TILE_UNROLL
+      for (int nb = 0; nb < kTile / 8; ++nb) bits |= ((word >> (4 * nb + c)) & 1u) << (4 * nb + i);
+    }
+  } else {
+    BERT_TILE_ROLLED
+    for (int nb = 0; nb < kTile / 8; ++nb)
+      for (int i = 0; i < 4; ++i)
+        bits |= uint32_t(d.keep(element(8 * nb + 2 * t + (i & 1), key_w + g + 8 * (i >> 1)))) << (4 * nb + i);
+  }
+  return bits;
+}
+
+// The whole block; tid = threadIdx.x of nthreads = kWarps * 32 threads, sh the block's shared memory.
+template <class W>
+BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T>& a,
+                                          BackwardShared<typename W::T>& sh, int tid, int nthreads) {
+  const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+  load_tile(w, sh.k, a.q + a.hd, a.ld, a.row0, a.len, tid, nthreads);
+  load_tile(w, sh.v, a.q + 2 * a.hd, a.ld, a.row0, a.len, tid, nthreads);
+
+  float dk[D / 8][4], dv[D / 8][4];  // keys g | g+8 of the warp, dims 8n + 2t, +1
+  BERT_TILE_UNROLL
+  for (int n = 0; n < D / 8; ++n) dk[n][0] = dk[n][1] = dk[n][2] = dk[n][3] = dv[n][0] = dv[n][1] = dv[n][2] = dv[n][3] = 0.f;
+  const bool drop = a.dropout.p > 0.f, aligned = a.seq_len % 4 == 0;
+  const float dscale = a.dropout.scale();
+  const float log2e = 1.4426950408889634f;
+  const int key_w = a.row0 + warp * 16;
+  const bool key_ok[2] = {key_w + g < a.len, key_w + g + 8 < a.len};
+
+  for (int q0 = 0; q0 < a.len; q0 += kTile) {
+    w.sync();  // the previous tile's Q, dO, dS^T are consumed
+    load_tile(w, sh.q, a.q, a.ld, q0, a.len, tid, nthreads);
+    load_tile(w, sh.dout, a.dout, static_cast<size_t>(a.hd), q0, a.len, tid, nthreads);
+    for (int i = tid; i < kTile; i += nthreads) {
+      const bool ok = q0 + i < a.len;
+      sh.lse[i] = ok ? a.lse[q0 + i] * log2e : INFINITY;  // P = exp2(s - inf) = 0 for queries past the end
+      sh.dq[i] = ok ? a.dvec[q0 + i] : 0.f;
+    }
+    w.sync();
+    const uint32_t keeps =
+        drop ? key_major_keeps(w, a.dropout, static_cast<uint64_t>(a.s0) + q0, a.heads, a.head, a.seq_len, key_w, lane,
+                               aligned)
+             : ~0u;
+
+    BERT_TILE_ROLLED
+    for (int half = 0; half < 2; ++half) {
+      // S^T and dP^T of the warp's 16 keys and queries 32 half + 8 nb + 2t, +1 (nb < 4)
+      float s[4][4], dp[4][4];
+      BERT_TILE_UNROLL
+      for (int nb = 0; nb < 4; ++nb) s[nb][0] = s[nb][1] = s[nb][2] = s[nb][3] = dp[nb][0] = dp[nb][1] = dp[nb][2] = dp[nb][3] = 0.f;
+      BERT_TILE_UNROLL
+      for (int kc = 0; kc < D / 16; ++kc) {
+        // K, V rows (keys) as A fragments of dims 16 kc..: matrices (keys 0-7 | 8-15) x (dims 0-7 | 8-15)
+        uint32_t ka[4], va[4];
+        w.ldmatrix_x4(ka, &sh.k[warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8][kc * 16 + (lane >> 4) * 8]);
+        w.ldmatrix_x4(va, &sh.v[warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8][kc * 16 + (lane >> 4) * 8]);
+        BERT_TILE_UNROLL
+        for (int nb2 = 0; nb2 < 2; ++nb2) {
+          // B[dim][query] = Q[query][dim]: plain ldmatrix of Q rows; matrices (queries of block 2 nb2 |
+          // 2 nb2 + 1) x (dims 0-7 | 8-15): b0, b1 of the first block, then of the second
+          const int qrow = half * 32 + nb2 * 16 + (lane & 7) + (lane >> 4) * 8, col = kc * 16 + ((lane >> 3) & 1) * 8;
+          uint32_t qb[4], gb[4];
+          w.ldmatrix_x4(qb, &sh.q[qrow][col]);
+          w.ldmatrix_x4(gb, &sh.dout[qrow][col]);
+          w.mma(s[2 * nb2], ka, qb[0], qb[1]);
+          w.mma(s[2 * nb2 + 1], ka, qb[2], qb[3]);
+          w.mma(dp[2 * nb2], va, gb[0], gb[1]);
+          w.mma(dp[2 * nb2 + 1], va, gb[2], gb[3]);
+        }
+      }
+
+      uint32_t pa[2][4], dsa[2][4];  // A fragments (keys x 16-query chunks 2 half, 2 half + 1)
+      BERT_TILE_UNROLL
+      for (int nb = 0; nb < 4; ++nb) {
+        const int qc = half * 32 + nb * 8 + 2 * t;  // query (in the tile) of C elements 0, 2
+        float pd[4], ds[4];
+        BERT_TILE_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          const int qi = qc + (i & 1);
+          const float p = key_ok[i >> 1] ? exp2f(s[nb][i] * (kScale * log2e) - sh.lse[qi]) : 0.f;
+          const float keep = (keeps >> (4 * (half * 4 + nb) + i)) & 1u ? dscale : 0.f;
+          pd[i] = p * keep;
+          ds[i] = p * (dp[nb][i] * keep - sh.dq[qi]);
+        }
+        // C (key g | g+8, queries 2t, 2t+1 of block nb) is A's (row g | g+8, cols 2t.. + 8 (nb & 1))
+        // of 16-query chunk nb / 2
+        pa[nb >> 1][(nb & 1) * 2] = w.pack_bf16(pd[0], pd[1]);
+        pa[nb >> 1][(nb & 1) * 2 + 1] = w.pack_bf16(pd[2], pd[3]);
+        dsa[nb >> 1][(nb & 1) * 2] = w.pack_bf16(ds[0], ds[1]);
+        dsa[nb >> 1][(nb & 1) * 2 + 1] = w.pack_bf16(ds[2], ds[3]);
+        w.store_bf16x2(&sh.ds[warp * 16 + g][qc], ds[0], ds[1]);
+        w.store_bf16x2(&sh.ds[warp * 16 + g + 8][qc], ds[2], ds[3]);
+      }
+
+      // dV += Pd^T dO, dK += dS^T Q: B[query][dim] with rows = queries in shared memory: ldmatrix.trans
+      BERT_TILE_UNROLL
+      for (int kc = 0; kc < 2; ++kc) {
+        const int qrow = (half * 2 + kc) * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+        BERT_TILE_UNROLL
+        for (int n2 = 0; n2 < D / 16; ++n2) {
+          uint32_t gb[4], qb[4];  // b0, b1 of dims 16 n2..+7, then of dims 16 n2 + 8..+15
+          w.ldmatrix_x4_trans(gb, &sh.dout[qrow][n2 * 16 + (lane >> 4) * 8]);
+          w.ldmatrix_x4_trans(qb, &sh.q[qrow][n2 * 16 + (lane >> 4) * 8]);
+          w.mma(dv[2 * n2], pa[kc], gb[0], gb[1]);
+          w.mma(dv[2 * n2 + 1], pa[kc], gb[2], gb[3]);
+          w.mma(dk[2 * n2], dsa[kc], qb[0], qb[1]);
+          w.mma(dk[2 * n2 + 1], dsa[kc], qb[2], qb[3]);
+        }
+      }
+    }
+    w.sync();  // every warp's dS^T rows are in sh.ds
+
+    // dQ of queries 16 warp .. +15 of the tile = dS (16 queries x 64 keys) K. A[query][key] = dS^T[key][query]:
+    // ldmatrix.trans of matrices (keys 0-7 | 8-15) x (queries 0-7 | 8-15) in the A order a0 (q 0-7, keys
+    // 0-7), a1 (q 8-15, keys 0-7), a2 (q 0-7, keys 8-15), a3; B[key][dim] = K rows: ldmatrix.trans
+    float dq[D / 8][4];
+    BERT_TILE_UNROLL
+    for (int n = 0; n < D / 8; ++n) dq[n][0] = dq[n][1] = dq[n][2] = dq[n][3] = 0.f;
+    BERT_TILE_UNROLL
+    for (int kc = 0; kc < kTile / 16; ++kc) {
+      uint32_t da[4];
+      w.ldmatrix_x4_trans(da, &sh.ds[kc * 16 + (lane & 7) + (lane >> 4) * 8][warp * 16 + ((lane >> 3) & 1) * 8]);
+      BERT_TILE_UNROLL
+      for (int n2 = 0; n2 < D / 16; ++n2) {
+        uint32_t kb[4];
+        w.ldmatrix_x4_trans(kb, &sh.k[kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8][n2 * 16 + (lane >> 4) * 8]);
+        w.mma(dq[2 * n2], da, kb[0], kb[1]);
+        w.mma(dq[2 * n2 + 1], da, kb[2], kb[3]);
+      }
+    }
+    BERT_TILE_UNROLL
+    for (int r = 0; r < 2; ++r) {
+      const int q = q0 + warp * 16 + g + 8 * r;
+      if (q >= a.len) continue;
+      float* dst = a.dq_acc + static_cast<size_t>(a.s0 + q) * a.hd + a.head * D + 2 * t;
+      BERT_TILE_UNROLL
+      for (int n = 0; n < D / 8; ++n) {
+        w.atomic_add(dst + 8 * n, dq[n][2 * r] * kScale);
+        w.atomic_add(dst + 8 * n + 1, dq[n][2 * r + 1] * kScale);
+      }
+    }
+  }
+
+  // dK (scaled) and dV of the warp's keys into dqkv
+  BERT_TILE_UNROLL
+  for (int r = 0; r < 2; ++r) {
+    if (!key_ok[r]) continue;
+    typename W::T* dst = a.dqkv + static_cast<size_t>(a.s0 + key_w + g + 8 * r) * a.ld + a.head * D + 2 * t;
+    BERT_TILE_UNROLL
+    for (int n = 0; n < D / 8; ++n) {
+      w.store_bf16x2(dst + a.hd + 8 * n, dk[n][2 * r] * kScale, dk[n][2 * r + 1] * kScale);
+      w.store_bf16x2(dst + 2 * a.hd + 8 * n, dv[n][2 * r], dv[n][2 * r + 1]);
+    }
+  }
+}
+
+}  // namespace bert::cuda::attn
