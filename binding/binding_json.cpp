@@ -7,7 +7,7 @@ namespace bert::binding {
 
 void to_json(ojson& j, const Gpu& g) {
   j = ojson{{"index", g.index}, {"pci_busid", g.pci_busid}, {"numa_node", g.numa_node},
-            {"osdevs", g.osdevs}, {"vendor", g.vendor}, {"model", g.model}};
+            {"osdevs", g.osdevs}, {"vendor", g.vendor}, {"model", g.model}, {"pci_path", g.pci_path}};
 }
 
 void from_json(const ojson& j, Gpu& g) {
@@ -17,6 +17,21 @@ void from_json(const ojson& j, Gpu& g) {
   j.at("osdevs").get_to(g.osdevs);
   g.vendor = j.value("vendor", "");
   g.model = j.value("model", "");
+  g.pci_path = j.value("pci_path", std::vector<std::string>{});
+}
+
+void to_json(ojson& j, const Nic& n) {
+  j = ojson{{"name", n.name},   {"pci_busid", n.pci_busid}, {"numa_node", n.numa_node},
+            {"ports", n.ports}, {"netdevs", n.netdevs},     {"pci_path", n.pci_path}};
+}
+
+void from_json(const ojson& j, Nic& n) {
+  j.at("name").get_to(n.name);
+  j.at("pci_busid").get_to(n.pci_busid);
+  j.at("numa_node").get_to(n.numa_node);
+  j.at("ports").get_to(n.ports);
+  j.at("netdevs").get_to(n.netdevs);
+  j.at("pci_path").get_to(n.pci_path);
 }
 
 void to_json(ojson& j, const SkippedDevice& d) {
@@ -45,7 +60,8 @@ void from_json(const ojson& j, NumaNode& n) {
 
 void to_json(ojson& j, const NodeTopology& t) {
   j = ojson{{"source", t.source}, {"packages", t.packages}, {"cores", t.cores}, {"pus", t.pus},
-            {"numa", t.numa},     {"gpus", t.gpus},         {"skipped_devices", t.skipped_devices},
+            {"numa", t.numa},     {"gpus", t.gpus},         {"nics", t.nics},
+            {"skipped_devices", t.skipped_devices},
             {"has_pci", t.has_pci}, {"allowed_cpus", t.allowed_cpus},
             {"reserved_cpus", t.reserved_cpus}, {"this_system", t.this_system}};
 }
@@ -57,6 +73,7 @@ void from_json(const ojson& j, NodeTopology& t) {
   j.at("pus").get_to(t.pus);
   j.at("numa").get_to(t.numa);
   j.at("gpus").get_to(t.gpus);
+  t.nics = j.value("nics", std::vector<Nic>{});  // plans written before NICs were planned have none
   t.skipped_devices = j.value("skipped_devices", std::vector<SkippedDevice>{});
   t.has_pci = j.value("has_pci", false);
   j.at("allowed_cpus").get_to(t.allowed_cpus);
@@ -66,7 +83,8 @@ void from_json(const ojson& j, NodeTopology& t) {
 
 void to_json(ojson& j, const RankBinding& b) {
   j = ojson{{"local_rank", b.local_rank}, {"gpu", b.gpu},   {"gpu_busid", b.gpu_busid},
-            {"numa_node", b.numa_node},   {"cpus", b.cpus}, {"mems", b.mems}};
+            {"numa_node", b.numa_node},   {"cpus", b.cpus}, {"mems", b.mems},
+            {"nics", b.nics},             {"nic_locality", b.nic_locality}};
 }
 
 void from_json(const ojson& j, RankBinding& b) {
@@ -76,6 +94,8 @@ void from_json(const ojson& j, RankBinding& b) {
   j.at("numa_node").get_to(b.numa_node);
   j.at("cpus").get_to(b.cpus);
   j.at("mems").get_to(b.mems);
+  b.nics = j.value("nics", std::vector<std::string>{});
+  b.nic_locality = j.value("nic_locality", "");
 }
 
 namespace {
@@ -107,6 +127,8 @@ constexpr std::array<std::pair<MemPolicy, const char*>, 3> kMemNames{
     {{MemPolicy::Node, "node"}, {MemPolicy::None, "none"}, {MemPolicy::Map, "map"}}};
 constexpr std::array<std::pair<RankUnit, const char*>, 3> kUnitNames{
     {{RankUnit::Gpu, "gpu"}, {RankUnit::Socket, "socket"}, {RankUnit::Numa, "numa"}}};
+constexpr std::array<std::pair<NicPolicy, const char*>, 3> kNicNames{
+    {{NicPolicy::Auto, "auto"}, {NicPolicy::None, "none"}, {NicPolicy::Map, "map"}}};
 
 }  // namespace
 
@@ -116,5 +138,7 @@ std::string to_string(RankUnit u) { return name_of(u, kUnitNames); }
 bool parse_cpu_policy(const std::string& name, CpuPolicy& out) { return value_of(name, out, kCpuNames); }
 bool parse_mem_policy(const std::string& name, MemPolicy& out) { return value_of(name, out, kMemNames); }
 bool parse_rank_unit(const std::string& name, RankUnit& out) { return value_of(name, out, kUnitNames); }
+std::string to_string(NicPolicy p) { return name_of(p, kNicNames); }
+bool parse_nic_policy(const std::string& name, NicPolicy& out) { return value_of(name, out, kNicNames); }
 
 }  // namespace bert::binding

@@ -54,6 +54,20 @@ struct LaunchLines {
   std::vector<std::string> notes;                     // what the plan should say about the lines (dry-run)
 };
 
+// A variable through which a library of the launch learns a rank's NICs, and how it wants them written
+// (nic_env.cpp renders them; each launcher lists the ones its ranks' libraries read).
+enum class NicFormat {
+  NcclHca,   // "=mlx5_0:1,mlx5_1:1": '=' makes NCCL match whole names (a bare mlx5_1 also takes mlx5_10)
+  DevPorts,  // "mlx5_0:1,mlx5_1:1" (UCX_NET_DEVICES, Open MPI's btl_openib_if_include)
+};
+struct NicVariable {
+  const char* name;
+  NicFormat format;
+};
+inline constexpr NicVariable kNcclIbHca{"NCCL_IB_HCA", NicFormat::NcclHca};
+inline constexpr NicVariable kUcxNetDevices{"UCX_NET_DEVICES", NicFormat::DevPorts};
+inline constexpr NicVariable kOpenibIfInclude{"OMPI_MCA_btl_openib_if_include", NicFormat::DevPorts};
+
 struct RankFailure {
   int rank = -1;       // -1 = not known
   std::string status;  // "exit code 2", "Killed", ...
@@ -78,6 +92,10 @@ class Launcher {
                                                   const std::string& /*system_file*/) const {
     return {};
   }
+
+  // The variables that carry one rank's NICs ("mlx5_0:1", ...) to the libraries its ranks use: NCCL
+  // everywhere, plus the MPI transports of a launcher that starts an MPI job.
+  virtual std::vector<NicVariable> nic_variables() const { return {kNcclIbHca}; }
 
   // ---- running (harness/run) ----
   virtual RankTagStyle tag_style() const = 0;
@@ -105,6 +123,9 @@ std::vector<std::string> launcher_names();
 // For implementations: inside a Slurm allocation its nodes (SLURM_JOB_NODELIST), else []; an allocation
 // of another size than num_nodes is a UserError at nodes.count.
 std::vector<std::string> allocation_hosts(const Config& cfg, const Env& env, int num_nodes);
+// One rank's NIC variables under `launcher` ({} when it has no NIC).
+Env nic_env(const Launcher& launcher, const std::vector<std::string>& nics);
+
 // For implementations: throws UserError when the shape has no node or no rank per node.
 void require_shape(const JobShape& job);
 

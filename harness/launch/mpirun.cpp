@@ -119,6 +119,9 @@ class Mpirun final : public Launcher {
     return l;
   }
 
+  // Open MPI's transports: the UCX PML, and the openib BTL of Open MPI 4 and older.
+  std::vector<NicVariable> nic_variables() const override { return {kNcclIbHca, kUcxNetDevices, kOpenibIfInclude}; }
+
   RankTagStyle tag_style() const override { return RankTagStyle::OpenMpi; }
   std::vector<std::string> per_node_tag_flags() const override { return {"--tag-output"}; }
   std::vector<std::string> stop_command(const Env&) const override { return {}; }

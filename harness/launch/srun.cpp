@@ -82,6 +82,9 @@ class Srun final : public Launcher {
     return l;
   }
 
+  // srun --mpi=pmix starts UCX-based MPIs (HPC-X, Open MPI 5) as well as NCCL ranks.
+  std::vector<NicVariable> nic_variables() const override { return {kNcclIbHca, kUcxNetDevices}; }
+
   RankTagStyle tag_style() const override { return RankTagStyle::TaskPrefix; }
   std::vector<std::string> per_node_tag_flags() const override { return {"-l"}; }
 

@@ -68,6 +68,28 @@ void add_nodes(Plan& plan, const NodeLayout& layout, const Launcher& launcher, c
   }
 }
 
+// Each rank's NICs as its libraries read them (the launcher's variables); a variable the YAML's env:
+// sets for the whole job is the user's choice and stays. Only `bind` (or a rank the executor starts)
+// gives the ranks of one launcher step different environments; otherwise the NICs are only shown.
+void add_nic_env(Plan& plan, const NodeLayout& layout, const Launcher& launcher, const std::string& apply) {
+  for (std::string& w : binding::nic_warnings(layout.topology, layout.ranks)) plan.warnings.push_back(std::move(w));
+  bool any = false;
+  for (const auto& b : layout.ranks) any = any || !b.nics.empty();
+  if (!any) return;
+  if (apply != "bind" && !launcher.starts_each_rank()) {
+    std::string names;
+    for (const NicVariable& v : launcher.nic_variables()) names += (names.empty() ? "" : ", ") + std::string(v.name);
+    plan.warnings.push_back("binding.apply " + apply + ": " + launcher.name() + " gives all ranks one environment, so " +
+                            "the NICs below are not exported per rank (" + names +
+                            "); the trainer picks its own (e.g. bindpcie --ib=single), or set them in env:");
+    return;
+  }
+  for (NodePlan& node : plan.nodes)
+    for (RankPlan& r : node.ranks)
+      for (const auto& [k, v] : nic_env(launcher, r.binding.nics))
+        if (!plan.env.contains(k)) r.env[k] = v;
+}
+
 // The per-experiment watchdog and the job's limit, one derived from the other (walltime.h).
 void set_walltimes(ExperimentPlan& ex, const Config& cfg, std::vector<std::string>& warnings) {
   for (const char* key : {"experiment.run_walltime", "experiment.job_walltime"}) {
@@ -159,7 +181,8 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   NodeLayout layout = plan_node_layout(cfg);
   plan.ranks_per_node = static_cast<int>(layout.ranks.size());
   plan.world_size = plan.num_nodes * plan.ranks_per_node;
-  plan.binding = {cfg.str("binding.cpu"), cfg.str("binding.mem"), binding::to_string(layout.unit)};
+  plan.binding = {cfg.str("binding.cpu"), cfg.str("binding.mem"), binding::to_string(layout.unit), "bind",
+                  cfg.str("binding.nic")};
 
   LaunchContext ctx;
   ctx.job.nodes = plan.num_nodes;
@@ -172,6 +195,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   add_nodes(plan, layout, launcher, ctx.job);
   for (const auto& [k, v] : cfg.string_map("env")) plan.env[k] = v;
   ctx.job.env = plan.env;
+  add_nic_env(plan, layout, launcher, cfg.str("binding.apply"));
   set_experiment(plan, cfg, opts);
   plan.submit.argv = launcher.submit_command(ctx.job, plan.experiment.job_walltime, plan.system_file);
   plan.target_accuracy = cfg.real("benchmark.target_accuracy");

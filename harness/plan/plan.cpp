@@ -87,7 +87,8 @@ json Plan::to_json() const {
   j["ranks_per_node"] = ranks_per_node;
   j["world_size"] = world_size;
   j["env"] = env;
-  j["binding"] = {{"cpu", binding.cpu}, {"mem", binding.mem}, {"unit", binding.unit}, {"apply", binding.apply}};
+  j["binding"] = {{"cpu", binding.cpu}, {"mem", binding.mem}, {"unit", binding.unit}, {"apply", binding.apply},
+                  {"nic", binding.nic}};
   j["container"] = {{"runtime", container.runtime}, {"image", container.image}};
   j["experiment"] = {{"nexp", experiment.nexp},
                      {"cache_clear", cache_policy_name(experiment.cache_clear)},
@@ -157,6 +158,7 @@ Plan Plan::from_json(const json& j) {
   b.at("mem").get_to(p.binding.mem);
   b.at("unit").get_to(p.binding.unit);
   b.at("apply").get_to(p.binding.apply);
+  p.binding.nic = b.value("nic", "auto");
   j.at("container").at("runtime").get_to(p.container.runtime);
   j.at("container").at("image").get_to(p.container.image);
   const json& e = j.at("experiment");

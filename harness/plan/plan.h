@@ -66,6 +66,7 @@ struct BindingSummary {
   std::string mem = "node";                // binding.mem
   std::string unit = "gpu";                // gpu | socket | numa
   std::string apply = "bind";              // binding.apply: bind | launcher | trainer
+  std::string nic = "auto";                // binding.nic: auto | none | map
 };
 
 struct ContainerPlan {
