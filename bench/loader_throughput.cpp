@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "trainer/data/loader.h"
-#include "trainer/data/synth.h"
+#include "dataset/synth.h"
 
 using namespace bert::data;
 

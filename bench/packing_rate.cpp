@@ -11,9 +11,9 @@
 #include <thread>
 #include <unistd.h>
 
-#include "trainer/data/dataset_tools.h"
-#include "trainer/data/packing.h"
-#include "trainer/data/synth.h"
+#include "dataset/dataset_tools.h"
+#include "dataset/packing.h"
+#include "dataset/synth.h"
 
 using namespace bert::data;
 

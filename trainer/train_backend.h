@@ -2,7 +2,7 @@
 // gradient_accumulation_steps micro-batches (allreduce, clipping and LAMB included), the step's loss,
 // pooled eval accuracy and the final weights. The loop owns everything else (bootstrap, MLPerf log,
 // data, eval cadence, stopping, exit codes), so both backends behave the same from the outside.
-//   cpu   cpu_backend.cpp: BertCpu + optim::Lamb + the CPU collective's allreduce (dist/comm.h), fp32 or bf16 GEMMs.
+//   cpu   cpu_backend.cpp: BertCpu + optim::Lamb + the CPU collective's allreduce (comm/comm.h), fp32 or bf16 GEMMs.
 //   cuda  cuda/cuda_backend.cpp (only when the build has CUDA): CudaTrainStep (CUDA graph, fused
 //         LAMB, NCCL), bf16 compute with fp32 master weights.
 #pragma once
@@ -14,7 +14,7 @@
 
 #include "trainer/data/batch.h"
 #include "trainer/data/loader.h"
-#include "trainer/dist/comm.h"
+#include "trainer/comm/comm.h"
 #include "trainer/model/params.h"
 #include "trainer/optim/schedule.h"
 #include "trainer/run_config.h"
@@ -56,7 +56,7 @@ class TrainBackend {
 };
 
 // Everything a backend is built from. kv: the bootstrap KV store (NCCL unique id); coll: the CPU
-// collective (dist/comm.h: shared memory or Gloo), used by both backends for host-side reductions.
+// collective (comm/comm.h: shared memory or Gloo), used by both backends for host-side reductions.
 struct BackendContext {
   const RunConfig& cfg;
   const std::string& config_path;  // for error messages

@@ -16,7 +16,7 @@
 #include "trainer/cpu/gemm.h"
 #include "trainer/data/checkpoint_h5.h"
 #include "trainer/data/loader.h"
-#include "trainer/dist/comm.h"
+#include "trainer/comm/comm.h"
 #include "trainer/eval_cadence.h"
 #include "trainer/model_setup.h"
 #include "trainer/optim/schedule.h"

@@ -1,5 +1,5 @@
 // Data parallelism with NCCL over the flat fp32 gradient buffer.
-//   - The NCCL unique id travels through the bootstrap KV store (trainer/dist/comm.h): rank 0 puts
+//   - The NCCL unique id travels through the bootstrap KV store (trainer/comm/comm.h): rank 0 puts
 //     it (hex) under "nccl_unique_id/<tag>", fence, every rank gets it.
 //   - Bucketed allreduce overlapped with the backward pass: CudaModel::backward reports each range
 //     of the flat buffer as soon as the kernels that produce its final gradients are queued (heads,
@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <string>
 
-#include "trainer/dist/comm.h"
+#include "trainer/comm/comm.h"
 
 namespace bert::cuda {
 

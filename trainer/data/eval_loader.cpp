@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "trainer/data/batch_assembly.h"
-#include "trainer/data/dataset_tools.h"
 #include "trainer/data/loader.h"
 
 namespace bert::data {
@@ -28,6 +27,14 @@ std::vector<std::string> eval_files(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<int64_t> pick_eval_rows(int64_t total, int64_t count, int64_t first, int64_t last) {
+  if (total < count) throw DataError(fmt::format("pick-eval: {} samples, fewer than the {} to pick", total, count));
+  std::vector<int64_t> rows;
+  for (int64_t i = first; i < last; ++i)  // Python: int(i * num_samples / count), float division
+    rows.push_back(static_cast<int64_t>(static_cast<double>(i * total) / static_cast<double>(count)));
+  return rows;
+}
 
 EvalSet load_eval(const std::string& path, int vocab_size, int seq_len, int max_pred, int64_t num_examples,
                   int rank, int world_size, int batch_size) {

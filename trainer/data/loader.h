@@ -74,6 +74,10 @@ struct EvalSet {
   int64_t total_available = 0;  // N: the samples of the eval files, of which rows int(i*N/num_examples) are used
 };
 
+// NVIDIA's pick_eval_samples.py rule: of `total` samples, the rows int(i*total/count) for
+// first <= i < last (Python's float division; ascending). Throws DataError when total < count.
+std::vector<int64_t> pick_eval_rows(int64_t total, int64_t count, int64_t first, int64_t last);
+
 EvalSet load_eval(const std::string& path, int vocab_size, int seq_len, int max_pred,
                   int64_t num_examples, int rank, int world_size, int batch_size);
 

@@ -1,7 +1,7 @@
 // NCCL data parallelism: the gradient buckets reported by CudaModel::backward tile the flat buffer
 // exactly; one rank's averaged gradients equal its own; with two GPUs, both ranks end with the mean
 // of the two ranks' separately computed gradients. The NCCL id passes through an in-memory KVStore
-// (the trainer passes it through PMI2/PMIx/file, trainer/dist).
+// (the trainer passes it through PMI2/PMIx/file, trainer/comm).
 #include <algorithm>
 #include <condition_variable>
 #include <map>

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "trainer/cpu/bert_cpu.h"
-#include "trainer/dist/comm.h"
+#include "trainer/comm/comm.h"
 #include "trainer/model/config.h"
 #include "trainer/model/init.h"
 #include "trainer/synthetic_batch.h"

@@ -12,6 +12,7 @@ declare -A allowed=(
   [slurm]="common"
   [container]="common"
   [trainer]="common results"
+  [dataset]="common trainer"
   [harness/config]="common trainer"
   [harness/launch]="common harness/config binding container slurm"
   [harness/plan]="common harness/config harness/launch binding container slurm trainer results"

@@ -10,9 +10,9 @@
 #include <tuple>
 
 #include "test_util.h"
-#include "trainer/data/dataset_tools.h"
-#include "trainer/data/packing.h"
-#include "trainer/data/synth.h"
+#include "dataset/dataset_tools.h"
+#include "dataset/packing.h"
+#include "dataset/synth.h"
 
 using namespace bert::data;
 using bert::data::test::make_sequences;

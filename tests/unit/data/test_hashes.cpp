@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "trainer/data/md5.h"
+#include "dataset/md5.h"
 #include "trainer/data/rng.h"
 
 using namespace bert::data;

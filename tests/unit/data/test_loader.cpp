@@ -6,7 +6,7 @@
 
 #include "test_util.h"
 #include "trainer/data/loader.h"
-#include "trainer/data/packing.h"
+#include "dataset/packing.h"
 
 using namespace bert::data;
 using bert::data::test::make_sequences;

@@ -3,8 +3,8 @@
 #include <set>
 
 #include "test_util.h"
-#include "trainer/data/packing.h"
-#include "trainer/data/synth.h"
+#include "dataset/packing.h"
+#include "dataset/synth.h"
 
 using namespace bert::data;
 

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "test_util.h"
-#include "trainer/data/packing.h"
+#include "dataset/packing.h"
 #include "trainer/data/shard_io.h"
 
 using namespace bert::data;

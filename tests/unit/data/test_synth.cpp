@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "trainer/data/synth.h"
+#include "dataset/synth.h"
 
 using namespace bert::data;
 

@@ -12,11 +12,11 @@
 
 #include "tests/unit/data/test_util.h"
 #include "trainer/data/data_error.h"
-#include "trainer/data/text/basic_tokenizer.h"
-#include "trainer/data/text/py_random.h"
-#include "trainer/data/text/text_lines.h"
-#include "trainer/data/text/unicode_props.h"
-#include "trainer/data/text/vocab.h"
+#include "dataset/text/basic_tokenizer.h"
+#include "dataset/text/py_random.h"
+#include "dataset/text/text_lines.h"
+#include "dataset/text/unicode_props.h"
+#include "dataset/text/vocab.h"
 
 using namespace bert::data;
 using namespace bert::data::text;

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
-#include "trainer/data/checkpoint_convert.h"
-#include "trainer/data/crc32c.h"
-#include "trainer/data/tf_bundle.h"
+#include "dataset/checkpoint_convert.h"
+#include "dataset/crc32c.h"
+#include "dataset/tf_bundle.h"
 
 using namespace bert::data;
 using bert::data::test::TempDir;
