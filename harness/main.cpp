@@ -12,7 +12,9 @@
 #include "harness/plan/print_plan.h"
 #include "harness/run/child_process.h"
 #include "harness/run/run.h"
+#include "harness/submit/package_command.h"
 #include "results/cli.h"
+#include "source_commit.h"  // generated: BERT_SOURCE_COMMIT, BERT_SOURCE_DIRTY, BERT_SOURCE_DIR
 
 namespace {
 
@@ -44,6 +46,7 @@ int run_command(const RunArgs& a) {
       Overrides ov{process_environment(), a.sets};
       BuildOptions bo;
       bo.env = ov.env;
+      bo.source = {BERT_SOURCE_COMMIT, BERT_SOURCE_DIRTY != 0, BERT_SOURCE_DIR};
       plan = build_plan(Config::load(find_system_file(a.system), ov), bo);
     }
     if (!a.resume.empty()) use_recorded_seeds(plan, a.resume);
@@ -116,6 +119,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fail", "warn", "off"}));
   CLI::App* schema_cmd = app.add_subcommand("schema", "print every system-YAML key (type, default, allowed values, meaning)");
   bert::harness::register_import_command(app);
+  bert::harness::register_package_command(app);
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);
   try {
@@ -128,6 +132,7 @@ int main(int argc, char** argv) {
   }
   if (run->parsed()) return run_command(ra);
   if (int rc = bert::harness::run_import_if_parsed(); rc >= 0) return rc;
+  if (int rc = bert::harness::run_package_if_parsed(); rc >= 0) return rc;
   if (schema_cmd->parsed()) {
     print_schema();
     return 0;

@@ -176,6 +176,7 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
 
 Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   Plan plan;
+  plan.source = opts.source;
   set_identity(plan, cfg);
   const Launcher& launcher = guarded(cfg, [&]() -> const Launcher& { return find_launcher(plan.launcher); });
   NodeLayout layout = plan_node_layout(cfg);

@@ -16,6 +16,7 @@ struct BuildOptions {
   std::string bin_dir;                        // host dir of bind/trainer/bert-data ("" = found by host_tool)
   std::map<std::string, std::string> env;     // process environment (SLURM_JOB_ID, ...)
   std::function<uint64_t()> random_seed;      // seed source for seed_policy random (default: random_device)
+  SourceInfo source;                          // the harness's build, recorded in the plan
 };
 
 // Throws UserError naming file:line:col and the key for every user-caused problem, including the

@@ -125,6 +125,7 @@ json Plan::to_json() const {
   j["trainer_status"] = trainer_status;
   j["system_json"] = system_json;
   j["warnings"] = warnings;
+  j["source"] = {{"commit", source.commit}, {"dirty", source.dirty}, {"dir", source.dir}};
   json nodes_j = json::array();
   for (const NodePlan& n : nodes) {
     json ranks_j = json::array();
@@ -199,6 +200,12 @@ Plan Plan::from_json(const json& j) {
   j.at("trainer_status").get_to(p.trainer_status);
   p.system_json = j.at("system_json");
   j.at("warnings").get_to(p.warnings);
+  if (j.contains("source")) {  // plans written before the source was recorded have none
+    const json& s = j.at("source");
+    s.at("commit").get_to(p.source.commit);
+    s.at("dirty").get_to(p.source.dirty);
+    s.at("dir").get_to(p.source.dir);
+  }
   for (const json& nj : j.at("nodes")) {
     NodePlan n;
     nj.at("hostname").get_to(n.hostname);

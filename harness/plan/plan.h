@@ -84,6 +84,13 @@ struct TrainerPlan {
   std::string log_file;                    // log_source file: relative to output_dir, {i} = experiment index
 };
 
+// The source tree the harness was built from (cmake/source_commit.cmake): what `harness package` snapshots.
+struct SourceInfo {
+  std::string commit;                      // "" = not built from a git checkout
+  bool dirty = false;                      // tracked files differed from the commit at build time
+  std::string dir;                         // the checkout it was built from
+};
+
 struct Plan {
   std::string system_file;                 // systems/X.yaml as given
   std::string config_name;                 // MLPerf config name, e.g. DGXA100_1x8x56x1
@@ -126,6 +133,7 @@ struct Plan {
   std::string trainer_status;              // whether that trainer's backend was verified, in words (dry-run)
   json system_json;                        // MLPerf systems/<system>.json content
   std::vector<std::string> warnings;       // e.g. file name disagrees with content
+  SourceInfo source;                       // this harness's build (BuildOptions::source)
 
   json to_json() const;
   static Plan from_json(const json& j);    // throws nlohmann::json::exception for a missing or mistyped field
