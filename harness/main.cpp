@@ -13,6 +13,7 @@
 #include "harness/run/child_process.h"
 #include "harness/run/run.h"
 #include "harness/submit/package_command.h"
+#include "harness/submit/probe_command.h"
 #include "results/cli.h"
 #include "source_commit.h"  // generated: BERT_SOURCE_COMMIT, BERT_SOURCE_DIRTY, BERT_SOURCE_DIR
 
@@ -120,6 +121,7 @@ int main(int argc, char** argv) {
   CLI::App* schema_cmd = app.add_subcommand("schema", "print every system-YAML key (type, default, allowed values, meaning)");
   bert::harness::register_import_command(app);
   bert::harness::register_package_command(app);
+  bert::harness::register_probe_command(app);
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);
   try {
@@ -133,6 +135,8 @@ int main(int argc, char** argv) {
   if (run->parsed()) return run_command(ra);
   if (int rc = bert::harness::run_import_if_parsed(); rc >= 0) return rc;
   if (int rc = bert::harness::run_package_if_parsed(); rc >= 0) return rc;
+  if (int rc = bert::harness::run_probe_if_parsed({BERT_SOURCE_COMMIT, BERT_SOURCE_DIRTY != 0, BERT_SOURCE_DIR}); rc >= 0)
+    return rc;
   if (schema_cmd->parsed()) {
     print_schema();
     return 0;

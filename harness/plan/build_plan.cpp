@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "binding/binding_json.h"
 #include "harness/config/naming.h"
 #include "harness/plan/closed_division.h"
@@ -172,6 +174,23 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   return in;
 }
 
+// The last probe of this system, for the dry-run; one measured for another shape is named as such.
+void read_probe(Plan& plan, double global_batch) {
+  const std::string path = probe_file(plan.experiment.output_dir);
+  try {
+    plan.probe = load_probe(path);
+  } catch (const std::exception& e) {
+    plan.warnings.push_back(std::string(e.what()) + " (run harness probe again)");
+    return;
+  }
+  if (!plan.probe) return;
+  plan.probe_file = path;
+  const ProbeProjection& p = *plan.probe;
+  if (p.config_name != plan.config_name || p.world_size != plan.world_size || p.global_batch != global_batch)
+    plan.warnings.push_back(path + " was measured for " + p.config_name + " (" + std::to_string(p.world_size) +
+                            " ranks, global batch " + fmt::format("{:g}", p.global_batch) + "), not this plan: probe again");
+}
+
 }  // namespace
 
 Plan build_plan(const Config& cfg, const BuildOptions& opts) {
@@ -200,6 +219,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   set_experiment(plan, cfg, opts);
   plan.submit.argv = launcher.submit_command(ctx.job, plan.experiment.job_walltime, plan.system_file);
   plan.target_accuracy = cfg.real("benchmark.target_accuracy");
+  read_probe(plan, planned_global_batch(cfg, plan.world_size));
   if (plan.experiment.division == "closed") {
     const double gbs = planned_global_batch(cfg, plan.world_size);
     check_closed_division(cfg, gbs);

@@ -126,6 +126,8 @@ json Plan::to_json() const {
   j["system_json"] = system_json;
   j["warnings"] = warnings;
   j["source"] = {{"commit", source.commit}, {"dirty", source.dirty}, {"dir", source.dir}};
+  j["probe"] = probe ? probe->to_json() : json(nullptr);
+  j["probe_file"] = probe_file;
   json nodes_j = json::array();
   for (const NodePlan& n : nodes) {
     json ranks_j = json::array();
@@ -206,6 +208,8 @@ Plan Plan::from_json(const json& j) {
     s.at("dirty").get_to(p.source.dirty);
     s.at("dir").get_to(p.source.dir);
   }
+  if (j.contains("probe") && !j.at("probe").is_null()) p.probe = ProbeProjection::from_json(j.at("probe"));
+  p.probe_file = j.value("probe_file", "");
   for (const json& nj : j.at("nodes")) {
     NodePlan n;
     nj.at("hostname").get_to(n.hostname);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "binding/binding.h"
+#include "harness/plan/probe_projection.h"
 
 namespace bert::harness {
 
@@ -134,6 +135,8 @@ struct Plan {
   json system_json;                        // MLPerf systems/<system>.json content
   std::vector<std::string> warnings;       // e.g. file name disagrees with content
   SourceInfo source;                       // this harness's build (BuildOptions::source)
+  std::optional<ProbeProjection> probe;    // the last `harness probe` of this system (its output directory's)
+  std::string probe_file;                  // where it was read ("" = none)
 
   json to_json() const;
   static Plan from_json(const json& j);    // throws nlohmann::json::exception for a missing or mistyped field

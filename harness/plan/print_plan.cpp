@@ -57,6 +57,22 @@ std::string walltime_line(const ExperimentPlan& e) {
 
 }  // namespace
 
+// The last probe's projection: what it measured, what it projects, the --set lines that apply it.
+std::string probe_lines(const ProbeProjection& pr, const std::string& file) {
+  std::string out = fmt::format("probe       {} ({}): {:.1f} samples/s after warm-up ({} {}, {} dropped), init {:.1f} s, "
+                                "eval {:.1f} s\n", pr.measured_at, file, pr.samples_per_s, pr.measured,
+                                pr.method == "points" ? "intervals" : "throughput values", pr.dropped, pr.init_s, pr.eval_s);
+  if (pr.rcp.empty()) return out + "            no projection: " + pr.note + "\n";
+  out += fmt::format("            time to train {:.1f} min projected at the RCP mean {:.0f} samples ({}); slowest reference "
+                     "run {:.0f} samples: {:.1f} min\n", pr.projected_minutes, pr.rcp_mean_samples, pr.rcp,
+                     pr.rcp_max_samples, pr.slowest_minutes);
+  out += fmt::format("            walltime per run {} = (init + slowest) x {:.2f} (margin {:.0f} %), job {} for NEXP {}\n",
+                     pr.run_walltime, 1 + pr.margin, pr.margin * 100, pr.job_walltime, pr.nexp);
+  std::string sets;
+  for (const std::string& s : pr.set_lines) sets += (sets.empty() ? "" : " ") + s;
+  return out + "            " + sets + "\n";
+}
+
 void print_dry_run(const Plan& p, std::ostream& os) {
   std::string out;
   const binding::NodeTopology& t = p.nodes.front().topology;
@@ -98,6 +114,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      cache_policy_name(p.experiment.cache_clear), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.output_dir);
   out += walltime_line(p.experiment);
+  if (p.probe) out += probe_lines(*p.probe, p.probe_file);
   if (p.experiment.seed_policy == "random" && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start
     out += fmt::format("seeds       random: drawn when the set starts, recorded in {}/state.json, reused by --resume\n",
                        p.experiment.output_dir);

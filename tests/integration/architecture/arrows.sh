@@ -18,7 +18,7 @@ declare -A allowed=(
   [harness/plan]="common harness/config harness/launch binding container slurm trainer results"
   [harness/run]="common harness/config harness/launch harness/plan binding container results"
   [harness/import]="common harness/config harness/launch harness/plan harness/run"
-  [harness/submit]="common harness/config harness/launch harness/plan harness/run results"
+  [harness/submit]="common harness/config harness/launch harness/plan harness/run results trainer"
 )
 
 bad=0
