@@ -1,5 +1,8 @@
 // Whether each trainer backend's training path has been verified end to end, in one line each, for
-// the harness's dry-run: a user queueing a whole allocation deserves to know.
+// the harness's dry-run: a user queueing a whole allocation deserves to know. The CUDA backend's line
+// is made from the newest device run in bench/results/gpu.json (embedded at configure time), so a new
+// device run committed there updates the dry-run, and the docs' generated blocks with it
+// (tests/integration/harness: harness_gpu_status_docs).
 #pragma once
 #include <string>
 
@@ -10,12 +13,11 @@ struct BackendStatus {
   std::string evidence;  // what verified it, or why it is not
 };
 
-inline BackendStatus backend_status(const std::string& backend) {
-  if (backend == "cpu")
-    return {true, "trains tiny BERT to its target in CI (tests/integration/trainer/converge.sh, slurm_sbatch_*)"};
-  if (backend == "cuda")
-    return {false, "the CUDA backend has never run on a GPU: it compiles, every GPU test was skipped (trainer/cuda/NOTES.md)"};
-  return {false, "unknown backend '" + backend + "'"};
-}
+BackendStatus backend_status(const std::string& backend);
+
+// The status a device run gives the CUDA backend: `run_json` is one entry of bench/results/gpu.json
+// (commit, date, device, driver, tests [{name, status PASS|FAIL|TIMEOUT|SKIP|NOT RUN}], not_verified).
+// Verified when every test passed or was skipped; throws std::runtime_error on an entry without them.
+BackendStatus cuda_status_of_run(const std::string& run_json);
 
 }  // namespace bert::trainer

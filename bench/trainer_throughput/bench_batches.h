@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trainer/data/batch.h"
+#include "trainer/model/step_costs.h"
 
 namespace bert::bench {
 
@@ -26,6 +27,8 @@ data::Batch padded_rows_of(const data::Batch& b);
 // Real tokens, and Σ len² over sequences (attention work), of a batch.
 int64_t real_tokens(const data::Batch& b);
 int64_t sum_len_squared(const data::Batch& b);
+// The useful work of a step on `b` (its real tokens) for model::step_costs.
+model::StepShape real_step_shape(const data::Batch& b, int64_t params);
 
 // The batch as the JSON the PyTorch peers read (bench/peers/hf_bert.py, hf_bert_cpu.py).
 nlohmann::json batch_json(const data::Batch& b);

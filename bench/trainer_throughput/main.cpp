@@ -2,8 +2,11 @@
 // (forward + backward + fused LAMB per step, bf16 compute), in sequences/s and model FLOP utilisation.
 //   trainer_throughput --mode padded|packed [--size large] [--rows N] [--steps 20] [--warmup 5] [--no-graph]
 //   trainer_throughput --mode packed --dump-batches FILE   (the batches as JSON, for bench/peers/hf_bert.py)
+//   trainer_throughput ... --profile [--profile-steps 3]   (then each op class's time and floor:
+//                          a table on stderr, "profile" in the JSON; see profile_report.h)
 // Prints one JSON object. MFU = model FLOPs / step time / peak, model FLOPs counted as trainer.md §6.4
-// (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head).
+// (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head;
+// trainer/model/step_costs.h).
 #include <cuda_runtime.h>
 
 #include <CLI/CLI.hpp>
@@ -17,23 +20,56 @@
 #include <vector>
 
 #include "bench/trainer_throughput/bench_batches.h"
+#include "bench/trainer_throughput/device_peaks.h"
+#include "bench/trainer_throughput/profile_report.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/cuda_model.h"
+#include "trainer/cuda/op_timer.h"
 #include "trainer/cuda/train_step.h"
 #include "trainer/model/config.h"
 #include "trainer/model/init.h"
 #include "trainer/model/params.h"
+#include "trainer/model/step_costs.h"
 
 namespace {
 
 using bert::data::Batch;
 
 double model_tflop_per_step(const bert::model::BertConfig& c, const Batch& b) {
-  const double H = c.hidden, I = c.intermediate, V = c.vocab_size;
-  const double tokens = static_cast<double>(bert::bench::real_tokens(b));
-  const double fwd = c.layers * (tokens * 2.0 * (4 * H * H + 2 * H * I) + 4.0 * H * static_cast<double>(bert::bench::sum_len_squared(b))) +
-                     b.num_masked() * (2 * H * H + 2 * H * V) + b.num_sequences * (2 * H * H + 4 * H);
-  return 3.0 * fwd / 1e12;
+  return bert::model::step_flop(bert::model::step_costs(c, bert::bench::real_step_shape(b, 0))) / 1e12;
+}
+
+// --profile: the device peaks, then `steps` more steps with every op timed (averaged per step).
+nlohmann::json run_profile(bert::cuda::CudaTrainStep& trainer, const std::vector<Batch>& batches, int first_step,
+                           int steps, bool graph, double timed_step_ms, const bert::model::BertConfig& cfg,
+                           int64_t params) {
+  using namespace bert;
+  const bench::DevicePeaks peaks = bench::measure_device_peaks(trainer.model().stream());
+  bench::ProfileInput in;
+  in.steps = steps;
+  in.graph = graph;
+  in.timed_step_ms = timed_step_ms;
+  in.gemm_flop_per_s = peaks.gemm_flop_per_s;
+  in.copy_bytes_per_s = peaks.copy_bytes_per_s;
+  cuda::OpTimer timer;
+  for (int i = 0; i < steps; ++i) {
+    const Batch& b = batches[static_cast<size_t>(first_step + i) % batches.size()];
+    trainer.profile_step(b, static_cast<uint32_t>(first_step + i), timer);
+    const cuda::OpTimes t = timer.read();
+    const model::StepCosts k = model::step_costs(cfg, bench::real_step_shape(b, params));
+    for (size_t j = 0; j < model::kStepOps; ++j) {
+      in.ms[j] += t.ms[j] / steps;
+      in.spans[j] = t.spans[j];
+      in.costs[j].flop += k[j].flop / steps;
+      in.costs[j].bytes += k[j].bytes / steps;
+    }
+    in.gaps_ms += t.gaps_ms / steps;
+    in.step_ms += t.total_ms / steps;
+  }
+  const std::string bad = bench::profile_inconsistency(in);
+  if (!bad.empty()) throw cuda::CudaError("profile: " + bad);
+  std::cerr << bench::profile_table(in);
+  return bench::profile_json(in);
 }
 
 
@@ -43,7 +79,8 @@ int run(int argc, char** argv) {
   int rows = 0, seq_len = 512, steps = 20, warmup = 5, nbatches = 4;
   double peak = 989.4;
   uint64_t seed = 1;
-  bool no_graph = false;
+  bool no_graph = false, profile = false;
+  int profile_steps = 3;
   app.add_option("--mode", mode, "padded (full-length seq rows) or packed (MLPerf-like lengths)")
       ->check(CLI::IsMember({"padded", "packed"}));
   app.add_option("--size", size, "tiny | base | large")->check(CLI::IsMember({"tiny", "base", "large"}));
@@ -55,6 +92,10 @@ int run(int argc, char** argv) {
   app.add_option("--peak-tflops", peak, "dense bf16 peak for MFU (H100/H200 SXM spec: 989.4)");
   app.add_option("--seed", seed, "batch and weight seed");
   app.add_flag("--no-graph", no_graph, "queue every step eagerly instead of replaying a captured CUDA graph");
+  app.add_flag("--profile", profile,
+               "after the timed steps: each op class's device time per step and its floor (table on stderr, "
+               "\"profile\" in the JSON)");
+  app.add_option("--profile-steps", profile_steps, "steps averaged by --profile")->check(CLI::Range(1, 100));
   app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit (no GPU needed)");
   try {
     app.parse(argc, argv);
@@ -142,7 +183,7 @@ int run(int argc, char** argv) {
   const double tflops = tflop_per_step / (median / 1e3);
   int64_t tokens = 0;
   for (const auto& b : batches) tokens += bert::bench::real_tokens(b);
-  const nlohmann::json out = {
+  nlohmann::json out = {
       {"bench", "trainer_throughput"}, {"implementation", "bert_cuda"},
       {"device", prop.name},           {"model", size},
       {"mode", mode},                  {"rows", rows},
@@ -155,6 +196,9 @@ int run(int argc, char** argv) {
       {"model_tflops", tflops},        {"peak_tflops", peak},
       {"mfu", tflops / peak},          {"last_loss", loss},
       {"cuda_graphs", trainer.graph_captured()}};
+  if (profile)
+    out["profile"] = run_profile(trainer, batches, warmup + steps, profile_steps, !no_graph, median, cfg,
+                                 static_cast<int64_t>(layout.total));
   std::cout << out.dump() << std::endl;
   return 0;
 }

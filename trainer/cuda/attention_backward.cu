@@ -97,29 +97,30 @@ __global__ void __launch_bounds__(kWarps * 32) attention_backward_kernel(Attenti
     }
     __syncwarp();
 
-    // Lane owns queries lane and lane+32 and walks the warp's keys in pairs: the dropout elements
-    // of (query, key) and (query, key+1) are adjacent, so one Philox call serves both.
-#pragma unroll 2
-    for (int r = 0; r < 16; r += 2) {
+    // Lane owns queries lane and lane+32 and walks the warp's keys in fours: the dropout elements
+    // of (query, key..key+3) are adjacent and (seq_len % 4 == 0) start a Philox block, so one
+    // Philox call serves all four.
+#pragma unroll 1
+    for (int r = 0; r < 16; r += 4) {
       const int key0 = k0 + warp * 16 + r;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int q = lane + 32 * h;
-        bool keep2[2] = {true, true};
+        bool keep4[4] = {true, true, true, true};
         if (a.dropout.p > 0.f && q0 + q < len && key0 < len) {
           const uint64_t qtok = static_cast<uint64_t>(s0 + q0 + q);
           const uint64_t e = (qtok * a.shape.heads + head) * a.shape.seq_len + key0;
-          if ((e & 1) == 0) {
-            a.dropout.keep2(e, keep2);
+          if ((e & 3) == 0) {
+            a.dropout.keep4(e, keep4);
           } else {
-            keep2[0] = a.dropout.keep(e);
-            keep2[1] = a.dropout.keep(e + 1);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) keep4[j] = a.dropout.keep(e + j);
           }
         }
 #pragma unroll
-        for (int j = 0; j < 2; ++j) {
+        for (int j = 0; j < 4; ++j) {
           const float p = key0 + j < len ? __expf(sh.s[warp][r + j][q] * kScale - sh.lse[q]) : 0.f;
-          const float keep = keep2[j] ? dscale : 0.f;
+          const float keep = keep4[j] ? dscale : 0.f;
           sh.ds[warp * 16 + r + j][q] = __float2bfloat16(p * (sh.dp[warp][r + j][q] * keep - sh.dq[q]));  // dS
           sh.pd[warp][r + j][q] = __float2bfloat16(p * keep);  // dropped probability
         }

@@ -1,138 +1,188 @@
-// Attention forward: block = (64-query tile, head, sequence), 4 warps of 16 query rows.
-// Per 64-key tile: S = Q K^T on tensor cores (wmma bf16, fp32 accumulate) into a per-warp fp32
-// scratch; each warp then runs the online softmax row by row (lane owns 2 adjacent columns),
-// applies dropout, writes P as bf16, and P V (tensor cores) is folded into fp32 registers.
-#include <mma.h>
-
+// Attention forward, FlashAttention-2 style register tiles: block = (64-query tile, head, sequence),
+// 4 warps of 16 query rows. Per 64-key tile: S = Q K^T with mma.sync m16n8k16 (bf16 in, fp32 out)
+// straight into registers (Q and K fragments by ldmatrix), the online softmax on those registers
+// (a row lives in one quad of lanes: two shuffles per row maximum, the row sum kept per lane and
+// reduced once at the end), dropout, P packed to bf16 A fragments in registers, and O += P V with
+// V fragments by ldmatrix.trans. Scores and probabilities never touch shared memory.
+// Dropout: a lane holds keys 2t, 2t+1 of each 8-key column block for rows g and g+8; the lanes t and
+// t^1 split one aligned 4-key group, so each draws one Philox block (4 elements) for one of the two
+// rows and they swap halves with one shuffle: one Philox call per 4 elements.
+// 128 registers at most (launch bounds: 4 blocks of 4 warps per SM), no spills (NOTES.md).
 #include "trainer/cuda/attention_common.cuh"
+#include "trainer/cuda/mma_bf16.cuh"
 
 namespace bert::cuda {
 namespace {
 
-using namespace nvcuda;
 using namespace attn;
+using mma::ldmatrix_x4;
+using mma::ldmatrix_x4_trans;
+using mma::mma_16816;
+using mma::pack_bf16;
 
 struct ForwardShared {
-  union {
-    bf16 q[kTile][kLdH];          // only until the Q fragments are in registers
-    bf16 p[kWarps][16][kLdH];     // then the warps' probability tiles
-  };
+  bf16 q[kTile][kLdH];
   bf16 k[kTile][kLdH];
   bf16 v[kTile][kLdH];
-  float s[kWarps][16][kLdF];      // scores, then the P V partial product
 };
 
-__global__ void __launch_bounds__(kWarps * 32) attention_forward_kernel(AttentionForwardArgs a) {
+constexpr int kKeyBlocks = kTile / 8;  // 8-key column blocks of a key tile (S n-tiles)
+constexpr int kDimBlocks = D / 8;      // 8-dim column blocks of O
+
+// Keep flags of the lane's 4 elements of one 8-key block: rows g (keep[0], keep[1]) and g+8
+// (keep[2], keep[3]), keys 2t, 2t+1. e_row: element number of (row g, key 0 of the block) and
+// row_stride: element distance from row g to row g+8. aligned: every 4-key group starts a Philox block.
+__device__ __forceinline__ void block_keeps(const DropoutSpec& d, uint64_t e_row, uint64_t row_stride, int t,
+                                            bool aligned, bool keep[4]) {
+  if (aligned) {
+    // lane t draws the 4-key group 2*(t/2).. of row g (t even) or row g+8 (t odd)
+    const uint64_t e = e_row + ((t & 1) ? row_stride : 0) + 4 * (t >> 1);
+    bool mine[4];
+    d.keep4(e, mine);
+    const unsigned bits = mine[0] | (mine[1] << 1) | (mine[2] << 2) | (mine[3] << 3);
+    const unsigned other = __shfl_xor_sync(0xffffffffu, bits, 1);
+    const unsigned g_bits = (t & 1) ? other : bits, g8_bits = (t & 1) ? bits : other;
+    const int sh = (t & 1) * 2;  // keys 2t, 2t+1 within the group: bits 0-1 (t even) or 2-3 (t odd)
+    keep[0] = (g_bits >> sh) & 1;
+    keep[1] = (g_bits >> (sh + 1)) & 1;
+    keep[2] = (g8_bits >> sh) & 1;
+    keep[3] = (g8_bits >> (sh + 1)) & 1;
+  } else {
+    const uint64_t e = e_row + 2 * t;
+    keep[0] = d.keep(e);
+    keep[1] = d.keep(e + 1);
+    keep[2] = d.keep(e + row_stride);
+    keep[3] = d.keep(e + row_stride + 1);
+  }
+}
+
+__global__ void __launch_bounds__(kWarps * 32, 4) attention_forward_kernel(AttentionForwardArgs a) {
   __shared__ __align__(128) ForwardShared sh;
   a.dropout = a.dropout.resolved();
   const auto [seq, head, q0, s0, len, warp, lane, hd, ld, base] = block_tile(a);
   if (q0 >= len) return;
+  const int g = lane >> 2, t = lane & 3;
 
   load_tile(sh.q, base, ld, q0, len);
   __syncthreads();
-  wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> qf[D / 16];
+  // Q fragments of the warp's 16 rows, 4 chunks of 16 dims
+  uint32_t qa[D / 16][4];
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) wmma::load_matrix_sync(qf[kk], &sh.q[warp * 16][kk * 16], kLdH);
-  __syncthreads();  // sh.q is reused as sh.p below
+  for (int kc = 0; kc < D / 16; ++kc)
+    ldmatrix_x4(qa[kc], &sh.q[warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8][kc * 16 + (lane >> 4) * 8]);
 
+  const bool drop = a.dropout.p > 0.f;
   const float dscale = a.dropout.scale();
   const float log2e_scale = kScale * 1.4426950408889634f;
-  float m[16], l[16], o[16][2];
+  const uint64_t row_stride = 8ull * a.shape.heads * a.shape.seq_len;  // element distance of rows g, g+8
+  const uint64_t e_row0 = (static_cast<uint64_t>(s0 + q0 + warp * 16 + g) * a.shape.heads + head) * a.shape.seq_len;
+  const bool aligned = a.shape.seq_len % 4 == 0;
+
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};  // rows g, g+8 (l: this lane's partial sum)
+  float o[kDimBlocks][4];
 #pragma unroll
-  for (int r = 0; r < 16; ++r) {
-    m[r] = -INFINITY;
-    l[r] = 0.f;
-    o[r][0] = o[r][1] = 0.f;
-  }
+  for (int n = 0; n < kDimBlocks; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
 
   for (int k0 = 0; k0 < len; k0 += kTile) {
-    __syncthreads();  // previous tile's K/V fully consumed
+    __syncthreads();  // the previous tile's K/V are consumed
     load_tile(sh.k, base + hd, ld, k0, len);
     load_tile(sh.v, base + 2 * hd, ld, k0, len);
     __syncthreads();
 
+    // S = Q K^T: K rows are B's columns, so plain ldmatrix of K rows gives B fragments
+    float s[kKeyBlocks][4];
 #pragma unroll
-    for (int n = 0; n < kTile / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::fill_fragment(acc, 0.f);
+    for (int nb = 0; nb < kKeyBlocks; ++nb) {
+      s[nb][0] = s[nb][1] = s[nb][2] = s[nb][3] = 0.f;
 #pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) {
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> kf;
-        wmma::load_matrix_sync(kf, &sh.k[n * 16][kk * 16], kLdH);
-        wmma::mma_sync(acc, qf[kk], kf, acc);
+      for (int kc2 = 0; kc2 < D / 32; ++kc2) {
+        uint32_t kb[4];  // dims kc2*32 + {0, 8, 16, 24}: b0, b1 of chunk 2*kc2 and of chunk 2*kc2+1
+        ldmatrix_x4(kb, &sh.k[nb * 8 + (lane & 7)][kc2 * 32 + (lane >> 3) * 8]);
+        mma_16816(s[nb], qa[2 * kc2], kb[0], kb[1]);
+        mma_16816(s[nb], qa[2 * kc2 + 1], kb[2], kb[3]);
       }
-      wmma::store_matrix_sync(&sh.s[warp][0][n * 16], acc, kLdF, wmma::mem_row_major);
     }
-    __syncwarp();
 
-    const int c = 2 * lane;
-    const bool valid0 = k0 + c < len, valid1 = k0 + c + 1 < len;
+    // online softmax over this tile, rows g (c0, c1) and g+8 (c2, c3)
+    float tmax[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-    for (int r = 0; r < 16; ++r) {
-      const float2 sv = *reinterpret_cast<const float2*>(&sh.s[warp][r][c]);
-      const float x0 = valid0 ? sv.x * log2e_scale : -INFINITY;
-      const float x1 = valid1 ? sv.y * log2e_scale : -INFINITY;
-      const float mn = fmaxf(m[r], dev::warp_max(fmaxf(x0, x1)));  // finite: key k0 is valid
-      const float alpha = exp2f(m[r] - mn);
-      float p0 = exp2f(x0 - mn), p1 = exp2f(x1 - mn);
-      l[r] = l[r] * alpha + dev::warp_sum(p0 + p1);
+    for (int nb = 0; nb < kKeyBlocks; ++nb) {
+      const int key = k0 + nb * 8 + 2 * t;
+      const bool v0 = key < len, v1 = key + 1 < len;
+      s[nb][0] = v0 ? s[nb][0] * log2e_scale : -INFINITY;
+      s[nb][1] = v1 ? s[nb][1] * log2e_scale : -INFINITY;
+      s[nb][2] = v0 ? s[nb][2] * log2e_scale : -INFINITY;
+      s[nb][3] = v1 ? s[nb][3] * log2e_scale : -INFINITY;
+      tmax[0] = fmaxf(tmax[0], fmaxf(s[nb][0], s[nb][1]));
+      tmax[1] = fmaxf(tmax[1], fmaxf(s[nb][2], s[nb][3]));
+    }
+    float alpha[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      tmax[r] = fmaxf(tmax[r], __shfl_xor_sync(0xffffffffu, tmax[r], 1));
+      tmax[r] = fmaxf(tmax[r], __shfl_xor_sync(0xffffffffu, tmax[r], 2));
+      const float mn = fmaxf(m[r], tmax[r]);  // finite: key k0 < len is valid
+      alpha[r] = exp2f(m[r] - mn);
       m[r] = mn;
-      o[r][0] *= alpha;
-      o[r][1] *= alpha;
-      if (a.dropout.p > 0.f) {
-        const uint64_t qtok = static_cast<uint64_t>(s0 + q0 + warp * 16 + r);
-        const uint64_t e = (qtok * a.shape.heads + head) * a.shape.seq_len + k0 + c;
-        bool k2[2];
-        if ((e & 1) == 0) {
-          a.dropout.keep2(e, k2);  // c is even: one Philox call for the lane's two keys
-        } else {
-          k2[0] = a.dropout.keep(e);
-          k2[1] = a.dropout.keep(e + 1);
-        }
-        p0 = k2[0] ? p0 * dscale : 0.f;
-        p1 = k2[1] ? p1 * dscale : 0.f;
-      }
-      sh.p[warp][r][c] = __float2bfloat16(p0);
-      sh.p[warp][r][c + 1] = __float2bfloat16(p1);
+      l[r] *= alpha[r];
     }
-    __syncwarp();
+#pragma unroll
+    for (int n = 0; n < kDimBlocks; ++n) {
+      o[n][0] *= alpha[0];
+      o[n][1] *= alpha[0];
+      o[n][2] *= alpha[1];
+      o[n][3] *= alpha[1];
+    }
 
+    // P (undropped into the normaliser, dropped into O), as bf16 A fragments of 16-key chunks
+    uint32_t pa[kTile / 16][4];
 #pragma unroll
-    for (int n = 0; n < D / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::fill_fragment(acc, 0.f);
+    for (int nb = 0; nb < kKeyBlocks; ++nb) {
+      float p[4];
 #pragma unroll
-      for (int kk = 0; kk < kTile / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> pf;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> vf;
-        wmma::load_matrix_sync(pf, &sh.p[warp][0][kk * 16], kLdH);
-        wmma::load_matrix_sync(vf, &sh.v[kk * 16][n * 16], kLdH);
-        wmma::mma_sync(acc, pf, vf, acc);
+      for (int j = 0; j < 4; ++j) p[j] = exp2f(s[nb][j] - m[j >> 1]);
+      l[0] += p[0] + p[1];
+      l[1] += p[2] + p[3];
+      if (drop) {
+        bool keep[4];
+        block_keeps(a.dropout, e_row0 + k0 + nb * 8, row_stride, t, aligned, keep);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) p[j] = keep[j] ? p[j] * dscale : 0.f;
       }
-      wmma::store_matrix_sync(&sh.s[warp][0][n * 16], acc, kLdF, wmma::mem_row_major);
+      // 8-key block nb is half (nb & 1) of 16-key chunk nb/2: a0/a1 (keys 0-7) or a2/a3 (keys 8-15)
+      pa[nb >> 1][(nb & 1) * 2] = pack_bf16(p[0], p[1]);
+      pa[nb >> 1][(nb & 1) * 2 + 1] = pack_bf16(p[2], p[3]);
     }
-    __syncwarp();
+
+    // O += P V: V rows are keys (B's k), so ldmatrix.trans gives B fragments of two 8-dim blocks
 #pragma unroll
-    for (int r = 0; r < 16; ++r) {
-      const float2 pv = *reinterpret_cast<const float2*>(&sh.s[warp][r][c]);
-      o[r][0] += pv.x;
-      o[r][1] += pv.y;
+    for (int kc = 0; kc < kTile / 16; ++kc) {
+#pragma unroll
+      for (int n2 = 0; n2 < kDimBlocks / 2; ++n2) {
+        uint32_t vb[4];  // b0, b1 of dims n2*16..+7, then of dims n2*16+8..+15
+        ldmatrix_x4_trans(vb, &sh.v[kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8][n2 * 16 + (lane >> 4) * 8]);
+        mma_16816(o[2 * n2], pa[kc], vb[0], vb[1]);
+        mma_16816(o[2 * n2 + 1], pa[kc], vb[2], vb[3]);
+      }
     }
-    __syncwarp();
   }
 
-  const int c = 2 * lane;
 #pragma unroll
-  for (int r = 0; r < 16; ++r) {
-    const int q = q0 + warp * 16 + r;
+  for (int r = 0; r < 2; ++r) {
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int q = q0 + warp * 16 + g + 8 * r;
     if (q >= len) continue;
     const size_t tok = static_cast<size_t>(s0 + q);
     const float inv = 1.f / l[r];
-    __nv_bfloat162 v2;
-    v2.x = __float2bfloat16(o[r][0] * inv);
-    v2.y = __float2bfloat16(o[r][1] * inv);
-    *reinterpret_cast<__nv_bfloat162*>(a.out + tok * hd + head * D + c) = v2;
-    if (lane == 0) a.lse[static_cast<size_t>(head) * a.shape.tokens + tok] = (m[r] + log2f(l[r])) * 0.6931471805599453f;
+    bf16* dst = a.out + tok * hd + head * D + 2 * t;
+#pragma unroll
+    for (int n = 0; n < kDimBlocks; ++n)
+      *reinterpret_cast<__nv_bfloat162*>(dst + n * 8) = __floats2bfloat162_rn(o[n][2 * r] * inv, o[n][2 * r + 1] * inv);
+    if (t == 0) a.lse[static_cast<size_t>(head) * a.shape.tokens + tok] = (m[r] + log2f(l[r])) * 0.6931471805599453f;
   }
 }
 

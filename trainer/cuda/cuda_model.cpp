@@ -16,11 +16,13 @@
 #include "trainer/cuda/gemm.h"
 #include "trainer/cuda/host_staging.h"
 #include "trainer/cuda/layernorm.h"
+#include "trainer/cuda/op_timer.h"
 #include "trainer/model/dropout_rng.h"
 
 namespace bert::cuda {
 
 using bf16 = __nv_bfloat16;
+using Op = model::StepOp;
 template <class T>
 using Buf = DeviceBuffer<T>;
 
@@ -318,7 +320,7 @@ void CudaModel::set_micro_step(uint32_t micro_step) {
   hs.end(st_->stream);
 }
 
-void CudaModel::forward(const model::DropoutContext& d) {
+void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer) {
   State& s = *st_;
   const auto& c = s.c;
   const auto& L = s.L;
@@ -328,21 +330,28 @@ void CudaModel::forward(const model::DropoutContext& d) {
   cudaStream_t st = s.stream;
   s.drop = d;
   const float ph = c.hidden_dropout, pa = c.attention_dropout;
+  auto mark = [&](Op op) { mark_op(timer, op, st); };
 
+  mark(Op::EmbeddingFwd);
   embedding_forward(s.emb_inputs(), {P16 + L.word_emb, P16 + L.pos_emb, P16 + L.type_emb}, s.emb_sum.get(), H, st);
+  mark(Op::LayerNormFwd);
   plain_layernorm_forward(s.emb_sum.get(), P + L.emb_ln_g, P + L.emb_ln_b, s.emb_ln.get(), s.emb_mean.get(),
                           s.emb_rstd.get(), T, H, st);
+  mark(Op::DropoutFwd);
   dropout_apply(s.emb_ln.get(), s.x0.get(), sz(T, H), s.spec(-1, 0, ph), st);
 
   const bf16* x = s.x0.get();
   for (int l = 0; l < c.layers; ++l) {
     const auto& o = L.layer[static_cast<size_t>(l)];
     LayerActs& a = s.layers[static_cast<size_t>(l)];
+    mark(Op::QkvFwd);
     s.gemm.forward(x, P16 + o.q_w, WeightLayout::KernelInOut, P16 + o.q_b, a.qkv.get(), T, H, H, false, nullptr, st,
                    3 * H, s.qkv_batch(o));
+    mark(Op::AttentionFwd);
     attention_forward(AttentionForwardArgs{s.attn_shape(), a.qkv.get(), s.first.get(), s.lens.get(), s.spec(l, 0, pa),
                                            a.ctx.get(), a.lse.get()},
                       st);
+    mark(Op::AttnOutFwd);
     s.gemm.forward(a.ctx.get(), P16 + o.ao_w, WeightLayout::KernelInOut, P16 + o.ao_b, a.ao.get(), T, H, H, false,
                    nullptr, st);
     LayerNormForwardArgs l1;
@@ -356,9 +365,12 @@ void CudaModel::forward(const model::DropoutContext& d) {
     l1.rstd = a.rstd1.get();
     l1.rows = T;
     l1.hidden = H;
+    mark(Op::LayerNormFwd);
     layernorm_forward(l1, st);
+    mark(Op::FfnInFwd);
     s.gemm.forward(a.h1.get(), P16 + o.i_w, WeightLayout::KernelInOut, P16 + o.i_b, a.act.get(), T, H, I, true,
                    a.pre.get(), st);
+    mark(Op::FfnOutFwd);
     s.gemm.forward(a.act.get(), P16 + o.o_w, WeightLayout::KernelInOut, P16 + o.o_b, a.fo.get(), T, I, H, false,
                    nullptr, st);
     LayerNormForwardArgs l2 = l1;
@@ -370,30 +382,42 @@ void CudaModel::forward(const model::DropoutContext& d) {
     l2.y = a.h2.get();
     l2.mean = a.mean2.get();
     l2.rstd = a.rstd2.get();
+    mark(Op::LayerNormFwd);
     layernorm_forward(l2, st);
     x = a.h2.get();
   }
 
   if (M > 0) {
+    mark(Op::GatherFwd);
     gather_rows(x, s.mlm_idx.get(), s.mlm_in.get(), M, H, st);
+    mark(Op::MlmHeadFwd);
     s.gemm.forward(s.mlm_in.get(), P16 + L.mlm_w, WeightLayout::KernelInOut, nullptr, s.mlm_x.get(), M, H, H, false,
                    nullptr, st);
+    mark(Op::BiasActFwd);
     bias_act_forward(s.mlm_x.get(), P + L.mlm_b, s.mlm_act.get(), M, H, Activation::Gelu, st);
+    mark(Op::LayerNormFwd);
     plain_layernorm_forward(s.mlm_act.get(), P + L.mlm_ln_g, P + L.mlm_ln_b, s.mlm_t.get(), s.mlm_mean.get(),
                             s.mlm_rstd.get(), M, H, st);
+    mark(Op::MlmHeadFwd);
     s.gemm.forward(s.mlm_t.get(), P16 + L.word_emb, WeightLayout::OutIn, P16 + L.mlm_out_bias, s.logits.get(), M, H,
                    c.vocab_size, false, nullptr, st, s.vpad);
+    mark(Op::CrossEntropyFwd);
     cross_entropy(CrossEntropyArgs{s.logits.get(), s.mlm_label.get(), M, c.vocab_size, s.vpad, 0.f, nullptr,
                                    s.mlm_loss.get(), s.mlm_correct.get()},
                   st);
   }
   if (S > 0) {
+    mark(Op::GatherFwd);
     gather_rows(x, s.first.get(), s.cls_in.get(), S, H, st);
+    mark(Op::NspHeadFwd);
     s.gemm.forward(s.cls_in.get(), P16 + L.pool_w, WeightLayout::KernelInOut, nullptr, s.pool_x.get(), S, H, H, false,
                    nullptr, st);
+    mark(Op::BiasActFwd);
     bias_act_forward(s.pool_x.get(), P + L.pool_b, s.pooled.get(), S, H, Activation::Tanh, st);
+    mark(Op::NspHeadFwd);
     s.gemm.forward(s.pooled.get(), P16 + L.nsp_w, WeightLayout::OutIn, P16 + L.nsp_b, s.nsp_logits.get(), S, H, 2,
                    false, nullptr, st, kNspLd);
+    mark(Op::CrossEntropyFwd);
     cross_entropy(CrossEntropyArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd, 0.f, nullptr,
                                    s.nsp_loss.get(), s.nsp_correct.get()},
                   st);
@@ -401,7 +425,7 @@ void CudaModel::forward(const model::DropoutContext& d) {
   s.have_forward = true;
 }
 
-void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
+void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* timer) {
   State& s = *st_;
   if (!s.have_forward) throw CudaError("CudaModel::backward without a forward of the loaded batch");
   const auto& c = s.c;
@@ -413,46 +437,60 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
   const int T = s.T, H = c.hidden, I = c.intermediate, S = s.S, M = s.M, V = c.vocab_size;
   cudaStream_t st = s.stream;
   const float ph = c.hidden_dropout, pa = c.attention_dropout;
+  auto mark = [&](Op op) { mark_op(timer, op, st); };
 
+  mark(Op::Copies);
   BERT_CUDA_CHECK(cudaMemsetAsync(s.dH.get(), 0, sz(T, H) * sizeof(bf16), st));
   const bool stat = s.lim.static_shapes;
   if (stat) {
+    mark(Op::CrossEntropyBwd);
     inverse_valid_count(s.mlm_label.get(), M, s.mlm_scale.get(), st);
     inverse_valid_count(s.nsp_label.get(), S, s.nsp_scale.get(), st);
   }
   if (M > 0) {  // MLM head; dlogits overwrite the logits
+    mark(Op::CrossEntropyBwd);
     cross_entropy(CrossEntropyArgs{s.logits.get(), s.mlm_label.get(), M, V, s.vpad,
                                    stat ? grad_scale : grad_scale / static_cast<float>(M), s.logits.get(),
                                    s.mlm_loss.get(), s.mlm_correct.get(), stat ? s.mlm_scale.get() : nullptr},
                   st);
+    mark(Op::MlmHeadBwd);
     s.gemm.dense_backward({.x = s.mlm_t.get(), .dy = s.logits.get(), .w = P16 + L.word_emb,
                            .layout = WeightLayout::OutIn, .dx = s.dm_t.get(), .dw = G + L.word_emb,
                            .db = G + L.mlm_out_bias, .bias_scratch = bsc, .tokens = M, .in = H, .out = V,
                            .ld_dy = s.vpad},
                           st);
+    mark(Op::LayerNormBwd);
     plain_layernorm_backward(s.dm_t.get(), s.mlm_act.get(), P + L.mlm_ln_g, s.mlm_mean.get(), s.mlm_rstd.get(),
                              s.dm_act.get(), G + L.mlm_ln_g, G + L.mlm_ln_b, s.ln_scratch.get(), M, H, st);
+    mark(Op::BiasActBwd);
     bias_act_backward(s.dm_act.get(), s.mlm_x.get(), P + L.mlm_b, s.dm_pre.get(), G + L.mlm_b, s.ba_scratch.get(), M,
                       H, Activation::Gelu, st);
+    mark(Op::MlmHeadBwd);
     s.gemm.dense_backward({.x = s.mlm_in.get(), .dy = s.dm_pre.get(), .w = P16 + L.mlm_w, .dx = s.dm_in.get(),
                            .dw = G + L.mlm_w, .tokens = M, .in = H, .out = H},
                           st);
+    mark(Op::ScatterBwd);
     scatter_add_rows(s.dm_in.get(), s.mlm_idx.get(), s.dH.get(), M, H, st);
   }
   if (S > 0) {  // NSP head + pooler
+    mark(Op::CrossEntropyBwd);
     cross_entropy(CrossEntropyArgs{s.nsp_logits.get(), s.nsp_label.get(), S, 2, kNspLd,
                                    stat ? grad_scale : grad_scale / static_cast<float>(S), s.nsp_logits.get(),
                                    s.nsp_loss.get(), s.nsp_correct.get(), stat ? s.nsp_scale.get() : nullptr},
                   st);
+    mark(Op::NspHeadBwd);
     s.gemm.dense_backward({.x = s.pooled.get(), .dy = s.nsp_logits.get(), .w = P16 + L.nsp_w,
                            .layout = WeightLayout::OutIn, .dx = s.dpooled.get(), .dw = G + L.nsp_w, .db = G + L.nsp_b,
                            .bias_scratch = bsc, .tokens = S, .in = H, .out = 2, .ld_dy = kNspLd},
                           st);
+    mark(Op::BiasActBwd);
     bias_act_backward(s.dpooled.get(), s.pool_x.get(), P + L.pool_b, s.dpool_pre.get(), G + L.pool_b,
                       s.ba_scratch.get(), S, H, Activation::Tanh, st);
+    mark(Op::NspHeadBwd);
     s.gemm.dense_backward({.x = s.cls_in.get(), .dy = s.dpool_pre.get(), .w = P16 + L.pool_w, .dx = s.dcls.get(),
                            .dw = G + L.pool_w, .tokens = S, .in = H, .out = H},
                           st);
+    mark(Op::ScatterBwd);
     scatter_add_rows(s.dcls.get(), s.first.get(), s.dH.get(), S, H, st);
   }
   auto ready = [&](size_t begin, size_t end) {
@@ -480,12 +518,15 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
     l2.scratch = s.ln_scratch.get();
     l2.rows = T;
     l2.hidden = H;
+    mark(Op::LayerNormBwd);
     layernorm_backward(l2, st);
     // FFN: output dense (GELU backward fused into its data gradient), intermediate dense
+    mark(Op::FfnOutBwd);
     s.gemm.dense_backward({.x = a.act.get(), .dy = s.dfo.get(), .w = P16 + o.o_w, .dx = s.dpre.get(), .dw = G + o.o_w,
                            .db = G + o.o_b, .bias_scratch = bsc, .tokens = T, .in = I, .out = H,
                            .gelu_aux = a.pre.get()},
                           st);
+    mark(Op::FfnInBwd);
     s.gemm.dense_backward({.x = a.h1.get(), .dy = s.dpre.get(), .w = P16 + o.i_w, .dx = s.dh1.get(), .dw = G + o.i_w,
                            .db = G + o.i_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = I, .dx_beta = 1.f},
                           st);
@@ -502,15 +543,19 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
     l1.dx = s.dao.get();
     l1.dgamma = G + o.ao_ln_g;
     l1.dbeta = G + o.ao_ln_b;
+    mark(Op::LayerNormBwd);
     layernorm_backward(l1, st);
+    mark(Op::AttnOutBwd);
     s.gemm.dense_backward({.x = a.ctx.get(), .dy = s.dao.get(), .w = P16 + o.ao_w, .dx = s.dctx.get(),
                            .dw = G + o.ao_w, .db = G + o.ao_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H},
                           st);
+    mark(Op::AttentionBwd);
     attention_backward(AttentionBackwardArgs{s.attn_shape(), a.qkv.get(), a.ctx.get(), s.dctx.get(), a.lse.get(),
                                              s.first.get(), s.lens.get(), s.spec(l, 0, pa), s.dqkv.get(),
                                              s.attn_scratch.get()},
                        st);
     // Q, K, V (the forward's batch): data gradients summed into the residual gradient
+    mark(Op::QkvBwd);
     s.gemm.dense_backward({.x = x, .dy = s.dqkv.get(), .w = P16 + o.q_w, .dx = s.dX.get(), .dw = G + o.q_w,
                            .db = G + o.q_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H, .dx_beta = 1.f,
                            .ld_dy = 3 * H, .batch = s.qkv_batch(o)},
@@ -520,9 +565,12 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready) {
   }
 
   // embeddings: dropout, LayerNorm, table scatter-add (dfo/dao serve as scratch)
+  mark(Op::DropoutBwd);
   dropout_apply(s.dH.get(), s.dfo.get(), sz(T, H), s.spec(-1, 0, ph), st);
+  mark(Op::LayerNormBwd);
   plain_layernorm_backward(s.dfo.get(), s.emb_sum.get(), P + L.emb_ln_g, s.emb_mean.get(), s.emb_rstd.get(),
                            s.dao.get(), G + L.emb_ln_g, G + L.emb_ln_b, s.ln_scratch.get(), T, H, st);
+  mark(Op::EmbeddingBwd);
   embedding_backward(s.emb_inputs(), s.dao.get(), {G + L.word_emb, G + L.pos_emb, G + L.type_emb}, H, st);
   ready(0, L.layer.empty() ? L.pool_w : L.layer.front().q_w);
 }

@@ -23,6 +23,8 @@
 
 namespace bert::cuda {
 
+class OpTimer;
+
 // Capacity the activation buffers are sized for.
 struct CudaModelLimits {
   int rows = 0;
@@ -59,14 +61,14 @@ class CudaModel {
   // Static shapes: the micro-step the next forward/backward draws dropout masks for (dropout.micro_step
   // is ignored then, so a captured graph needs no change). Queued on the stream like load_batch.
   void set_micro_step(uint32_t micro_step);
-  // Forward of the loaded batch; keeps what backward needs.
-  void forward(const model::DropoutContext& dropout);
+  // Forward of the loaded batch; keeps what backward needs. A timer (op_timer.h) marks each op.
+  void forward(const model::DropoutContext& dropout, OpTimer* timer = nullptr);
   // Called during backward() each time a range [offset, offset+count) of the flat gradient buffer
   // has all its producing kernels queued (heads, then each layer top-down, then embeddings and the
   // tied word embeddings): the hook for bucketed, overlapped gradient allreduce.
   using GradsReady = std::function<void(size_t offset, size_t count)>;
   // Adds grad_scale * d(loss)/d(params) of the last forward into the fp32 gradients.
-  void backward(float grad_scale, const GradsReady& on_ready = {});
+  void backward(float grad_scale, const GradsReady& on_ready = {}, OpTimer* timer = nullptr);
   // Losses and accuracy counts of the last forward (synchronises the stream).
   model::StepStats stats();
 

@@ -1,6 +1,9 @@
 #include "trainer/cuda/gemm.h"
 
+#include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "trainer/cuda/cast.h"
@@ -31,19 +34,26 @@ struct Gemm::Call {
 
 namespace {
 
-// RAII for the per-call descriptors.
-struct Descs {
+// A call shape's descriptors and the heuristic's answer for it. Pointers (A, B, D and the epilogue's
+// bias and aux) are not part of it: cuBLASLt's heuristic does not see them, and the bias and aux
+// pointers are set on the cached descriptor before each call.
+struct Plan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
-  cublasLtMatmulPreference_t pref = nullptr;
-  ~Descs() {
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+  bool found = false;
+  cublasLtMatmulAlgo_t algo{};
+  Plan() = default;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  ~Plan() {
     if (d) cublasLtMatrixLayoutDestroy(d);
     if (b) cublasLtMatrixLayoutDestroy(b);
     if (a) cublasLtMatrixLayoutDestroy(a);
     if (op) cublasLtMatmulDescDestroy(op);
   }
 };
+
+using PlanKey = std::array<int64_t, 18>;
 
 void set_batch(cublasLtMatrixLayout_t l, int count, int64_t stride) {
   if (count <= 1) return;
@@ -59,12 +69,18 @@ void set_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const
 
 }  // namespace
 
+struct Gemm::PlanCache {
+  std::map<PlanKey, std::unique_ptr<Plan>> plans;
+};
+
 Gemm::Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
   BERT_CUBLAS_CHECK(cublasLtCreate(&handle_));
   if (workspace_bytes_) BERT_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
+  plans_ = new PlanCache;  // last: nothing after it can throw and leak it
 }
 
 Gemm::~Gemm() {
+  delete plans_;
   if (colsum_scratch_) cudaFree(colsum_scratch_);
   if (workspace_) cudaFree(workspace_);
   if (handle_) cublasLtDestroy(handle_);
@@ -72,38 +88,55 @@ Gemm::~Gemm() {
 
 bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
   if (c.m == 0 || c.n == 0) return true;
-  Descs ds;
-  BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&ds.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSA, c.op_a);
-  set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSB, c.op_b);
-  set_attr(ds.op, CUBLASLT_MATMUL_DESC_EPILOGUE, c.epilogue);
-  if (c.bias) set_attr(ds.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
-  if (c.aux) {
-    set_attr(ds.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
-    set_attr(ds.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, c.aux_ld);
+  const PlanKey key{c.op_a, c.op_b, c.m, c.n, c.k, c.lda, c.ldb, c.ldd, c.d_type, c.epilogue, c.bias != nullptr,
+                    c.aux != nullptr, c.aux_ld, c.batch, c.stride_a, c.stride_b, c.stride_d, c.stride_bias};
+  std::unique_ptr<Plan>& slot = plans_->plans[key];
+  if (!slot) {
+    auto p = std::make_unique<Plan>();
+    BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    set_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, c.op_a);
+    set_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, c.op_b);
+    set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, c.epilogue);
+    if (c.bias) set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
+    if (c.aux) {
+      set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
+      set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, c.aux_ld);
+    }
+    const bool ta = c.op_a != CUBLAS_OP_N, tb = c.op_b != CUBLAS_OP_N;
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, ta ? c.k : c.m, ta ? c.m : c.k, c.lda));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_16BF, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, c.d_type, c.m, c.n, c.ldd));
+    set_batch(p->a, c.batch, c.stride_a);
+    set_batch(p->b, c.batch, c.stride_b);
+    set_batch(p->d, c.batch, c.stride_d);
+    if (c.batch > 1 && c.bias) set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
+    cublasLtMatmulPreference_t pref = nullptr;
+    BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    const cublasStatus_t ps = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                                   &workspace_bytes_, sizeof(workspace_bytes_));
+    cublasLtMatmulHeuristicResult_t heur{};
+    int found = 0;
+    const cublasStatus_t hs = ps != CUBLAS_STATUS_SUCCESS
+                                  ? ps
+                                  : cublasLtMatmulAlgoGetHeuristic(handle_, p->op, p->a, p->b, p->d, p->d, pref, 1,
+                                                                   &heur, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (!may_fail) BERT_CUBLAS_CHECK(hs);
+    p->found = hs == CUBLAS_STATUS_SUCCESS && found > 0;
+    p->algo = heur.algo;
+    slot = std::move(p);
   }
-  const bool ta = c.op_a != CUBLAS_OP_N, tb = c.op_b != CUBLAS_OP_N;
-  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.a, CUDA_R_16BF, ta ? c.k : c.m, ta ? c.m : c.k, c.lda));
-  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.b, CUDA_R_16BF, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb));
-  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.d, c.d_type, c.m, c.n, c.ldd));
-  set_batch(ds.a, c.batch, c.stride_a);
-  set_batch(ds.b, c.batch, c.stride_b);
-  set_batch(ds.d, c.batch, c.stride_d);
-  if (c.batch > 1 && c.bias) set_attr(ds.op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
-  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&ds.pref));
-  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                         &workspace_bytes_, sizeof(workspace_bytes_)));
-  cublasLtMatmulHeuristicResult_t heur{};
-  int found = 0;
-  const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(handle_, ds.op, ds.a, ds.b, ds.d, ds.d, ds.pref, 1, &heur, &found);
-  if (may_fail && (hs != CUBLAS_STATUS_SUCCESS || found == 0)) return false;
-  BERT_CUBLAS_CHECK(hs);
-  if (found == 0)
+  Plan& p = *slot;
+  if (!p.found) {
+    if (may_fail) return false;
     throw CudaError("cuBLASLt: no algorithm for m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
                     " k=" + std::to_string(c.k) + " epilogue=" + std::to_string(static_cast<int>(c.epilogue)));
+  }
+  if (c.bias) set_attr(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
+  if (c.aux) set_attr(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
   const float alpha = 1.f;
-  BERT_CUBLAS_CHECK(cublasLtMatmul(handle_, ds.op, &alpha, c.a, ds.a, c.b, ds.b, &c.beta, c.d, ds.d, c.d, ds.d,
-                                   &heur.algo, workspace_, workspace_bytes_, stream));
+  BERT_CUBLAS_CHECK(cublasLtMatmul(handle_, p.op, &alpha, c.a, p.a, c.b, p.b, &c.beta, c.d, p.d, c.d, p.d, &p.algo,
+                                   workspace_, workspace_bytes_, stream));
   return true;
 }
 

@@ -77,8 +77,11 @@ class Gemm {
 
  private:
   struct Call;
+  // Descriptors and the heuristic's algorithm of each call shape, made on its first call and kept.
+  struct PlanCache;
   // false when cuBLASLt has no algorithm for the call (only tolerated for BGRAD epilogues).
   bool run(const Call& c, cudaStream_t stream, bool may_fail = false);
+  PlanCache* plans_ = nullptr;  // owned (no <memory> here: it brings ::sync into the tests' scope)
   cublasLtHandle_t handle_ = nullptr;
   float* colsum_scratch_ = nullptr;  // grown on demand for the bias-gradient fallback
   size_t colsum_scratch_floats_ = 0;

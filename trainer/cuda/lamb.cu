@@ -34,11 +34,30 @@ __device__ float block_sum(float v) {
   return r;
 }
 
+// Calls f(i, j) for the chunk's elements: j = 0..3 of the float4 group i for the first len/4 groups,
+// then the scalar tail (i = -1, j = element). Chunks start 16-byte aligned (tensors at kParamAlign
+// floats, chunks at multiples of kChunk), so the float4 accesses are aligned.
+template <class F4, class F1>
+__device__ __forceinline__ void for_chunk(int len, F4 vec, F1 scalar) {
+  const int n4 = len >> 2;
+  for (int i = threadIdx.x; i < n4; i += kThreads) vec(i);
+  for (int i = 4 * n4 + threadIdx.x; i < len; i += kThreads) scalar(i);
+}
+
+__device__ __forceinline__ float4 ld4(const float* p, int i) { return reinterpret_cast<const float4*>(p)[i]; }
+__device__ __forceinline__ void st4(float* p, int i, float4 v) { reinterpret_cast<float4*>(p)[i] = v; }
+
 __global__ void grad_sumsq_kernel(ChunkTable ct, const float* g, float* chunk_gsq) {
   const int c = blockIdx.x;
   const float* p = g + ct.begin[c];
   float s = 0.f;
-  for (int i = threadIdx.x; i < ct.len[c]; i += kThreads) s += p[i] * p[i];
+  for_chunk(
+      ct.len[c],
+      [&](int i) {
+        const float4 x = ld4(p, i);
+        s += x.x * x.x + x.y * x.y + x.z * x.z + x.w * x.w;
+      },
+      [&](int i) { s += p[i] * p[i]; });
   s = block_sum(s);
   if (threadIdx.x == 0) chunk_gsq[c] = s;
 }
@@ -63,18 +82,30 @@ __global__ void moments_kernel(ChunkTable ct, const uint8_t* excluded, LambHyper
   const float bc1 = 1.f - powf(h.beta1, t), bc2 = 1.f - powf(h.beta2, t);
   const float wd = excluded[ct.tensor[c]] ? 0.f : h.weight_decay;
   float sw = 0.f, su = 0.f;
-  for (int i = threadIdx.x; i < ct.len[c]; i += kThreads) {
-    const int64_t k = b + i;
-    const float gi = g[k] * clip;
-    const float mi = h.beta1 * m[k] + (1.f - h.beta1) * gi;
-    const float vi = h.beta2 * v[k] + (1.f - h.beta2) * gi * gi;
-    m[k] = mi;
-    v[k] = vi;
-    const float u = (mi / bc1) / (sqrtf(vi / bc2) + h.epsilon) + wd * w[k];
-    g[k] = u;
-    sw += w[k] * w[k];
+  // one element: gradient in, moments updated, the update direction out (over the gradient)
+  auto one = [&](float gi, float& mi, float& vi, float wi) {
+    gi *= clip;
+    mi = h.beta1 * mi + (1.f - h.beta1) * gi;
+    vi = h.beta2 * vi + (1.f - h.beta2) * gi * gi;
+    const float u = (mi / bc1) / (sqrtf(vi / bc2) + h.epsilon) + wd * wi;
+    sw += wi * wi;
     su += u * u;
-  }
+    return u;
+  };
+  float *gc = g + b, *mc = m + b, *vc = v + b;
+  const float* wc = w + b;
+  for_chunk(
+      ct.len[c],
+      [&](int i) {
+        const float4 gi = ld4(gc, i), wi = ld4(wc, i);
+        float4 mi = ld4(mc, i), vi = ld4(vc, i);
+        const float4 u{one(gi.x, mi.x, vi.x, wi.x), one(gi.y, mi.y, vi.y, wi.y), one(gi.z, mi.z, vi.z, wi.z),
+                       one(gi.w, mi.w, vi.w, wi.w)};
+        st4(mc, i, mi);
+        st4(vc, i, vi);
+        st4(gc, i, u);
+      },
+      [&](int i) { gc[i] = one(gc[i], mc[i], vc[i], wc[i]); });
   sw = block_sum(sw);
   su = block_sum(su);
   if (threadIdx.x == 0) {
@@ -107,12 +138,28 @@ __global__ void update_kernel(ChunkTable ct, const float* ratio, const float* st
   const int c = blockIdx.x;
   const int64_t b = ct.begin[c];
   const float scale = state_f[0] * ratio[ct.tensor[c]];
-  for (int i = threadIdx.x; i < ct.len[c]; i += kThreads) {
-    const int64_t k = b + i;
-    const float nw = w[k] - scale * u[k];
-    w[k] = nw;
-    if (w16) w16[k] = __float2bfloat16(nw);
-  }
+  float* wc = w + b;
+  const float* uc = u + b;
+  __nv_bfloat16* w16c = w16 ? w16 + b : nullptr;
+  for_chunk(
+      ct.len[c],
+      [&](int i) {
+        const float4 wi = ld4(wc, i), ui = ld4(uc, i);
+        const float4 nw{wi.x - scale * ui.x, wi.y - scale * ui.y, wi.z - scale * ui.z, wi.w - scale * ui.w};
+        st4(wc, i, nw);
+        if (w16c) {  // 4 bf16 = 8 bytes, aligned like the float4
+          const __nv_bfloat162 lo = __floats2bfloat162_rn(nw.x, nw.y), hi = __floats2bfloat162_rn(nw.z, nw.w);
+          uint2 packed;
+          packed.x = *reinterpret_cast<const uint32_t*>(&lo);
+          packed.y = *reinterpret_cast<const uint32_t*>(&hi);
+          reinterpret_cast<uint2*>(w16c)[i] = packed;
+        }
+      },
+      [&](int i) {
+        const float nw = wc[i] - scale * uc[i];
+        wc[i] = nw;
+        if (w16c) w16c[i] = __float2bfloat16(nw);
+      });
 }
 
 }  // namespace

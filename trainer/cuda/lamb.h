@@ -7,6 +7,7 @@
 // can be captured in a CUDA graph.
 // Five launches per step: grad sum-of-squares per chunk, global norm, moments + update direction
 // (written over the gradient buffer), per-tensor trust ratios (+ lr, step++), parameter update.
+// Element passes move float4s (16-byte accesses; a chunk's last len % 4 elements one by one).
 // All reductions have a fixed order: the result is bitwise reproducible on one device.
 #pragma once
 #include <cuda_bf16.h>

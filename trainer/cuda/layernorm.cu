@@ -78,13 +78,19 @@ __global__ void __launch_bounds__(kWarps * 32) layernorm_forward_kernel(LayerNor
   }
 }
 
-// Per block: dz/dx rows, and this block's partial sums of dgamma/dbeta written to scratch.
-__global__ void __launch_bounds__(kWarps * 32) layernorm_backward_kernel(LayerNormBackwardArgs a) {
-  __shared__ float sg[1024], sb[1024];
+// Per block: dz/dx rows, and this block's partial sums of dgamma/dbeta written to scratch. Each warp
+// sums its rows' dgamma/dbeta terms into its own shared-memory row (2 x kWarps x hidden floats,
+// dynamic): in registers they took 64 per thread and held the kernel at 190 registers, one block
+// per SM. Same order of additions as in registers, so the same bits.
+__global__ void __launch_bounds__(kWarps * 32, 2) layernorm_backward_kernel(LayerNormBackwardArgs a) {
+  extern __shared__ float ln_smem[];
   a.dropout = a.dropout.resolved();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const float scale = a.dropout.scale();
-  float accg[kChunks][8] = {}, accb[kChunks][8] = {};
+  float* accg = ln_smem + static_cast<size_t>(warp) * a.hidden;             // this warp's dgamma sums
+  float* accb = ln_smem + static_cast<size_t>(kWarps + warp) * a.hidden;    // this warp's dbeta sums
+  for (int c = lane; c < a.hidden; c += 32) accg[c] = accb[c] = 0.f;
+  __syncwarp();
   for (int row = blockIdx.x * kWarps + warp; row < a.rows; row += gridDim.x * kWarps) {
     float v[kChunks][8], dy[kChunks][8];
     load_z(a.x, a.residual, a.dropout, scale, row, a.hidden, lane, v);
@@ -94,20 +100,24 @@ __global__ void __launch_bounds__(kWarps * 32) layernorm_backward_kernel(LayerNo
     for (int k = 0; k < kChunks; ++k) {
       const int c = (k * 32 + lane) * 8;
       if (c >= a.hidden) continue;
-      float g[8];
+      float g[8], sg[8], sb[8];
       dev::load8(a.dy + static_cast<size_t>(row) * a.hidden + c, dy[k]);
       dev::load8(a.gamma + c, g);
+      dev::load8(accg + c, sg);  // 32-byte aligned: hidden % 8 == 0
+      dev::load8(accb + c, sb);
 #pragma unroll
       for (int j = 0; j < 8; ++j) {
         const float xhat = (v[k][j] - mean) * rstd;
         const float gx = dy[k][j] * g[j];
         s1 += gx;
         s2 += gx * xhat;
-        accg[k][j] += dy[k][j] * xhat;
-        accb[k][j] += dy[k][j];
+        sg[j] += dy[k][j] * xhat;
+        sb[j] += dy[k][j];
         v[k][j] = xhat;
         dy[k][j] = gx;
       }
+      dev::store8(accg + c, sg);
+      dev::store8(accb + c, sb);
     }
     s1 = dev::warp_sum(s1) / a.hidden;
     s2 = dev::warp_sum(s2) / a.hidden;
@@ -133,28 +143,22 @@ __global__ void __launch_bounds__(kWarps * 32) layernorm_backward_kernel(LayerNo
     }
   }
   // Combine the warps' column sums in a fixed order (deterministic), then write the partial row.
-  for (int w = 0; w < kWarps; ++w) {
-    if (warp == w) {
-#pragma unroll
-      for (int k = 0; k < kChunks; ++k) {
-        const int c = (k * 32 + lane) * 8;
-        if (c >= a.hidden) continue;
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-          sg[c + j] = (w == 0 ? 0.f : sg[c + j]) + accg[k][j];
-          sb[c + j] = (w == 0 ? 0.f : sb[c + j]) + accb[k][j];
-        }
-      }
-    }
-    __syncthreads();
-  }
+  __syncthreads();
   float* pg = a.scratch + static_cast<size_t>(blockIdx.x) * a.hidden;
   float* pb = a.scratch + static_cast<size_t>(gridDim.x + blockIdx.x) * a.hidden;
   for (int c = threadIdx.x; c < a.hidden; c += blockDim.x) {
-    pg[c] = sg[c];
-    pb[c] = sb[c];
+    float sg = 0.f, sb = 0.f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      sg += ln_smem[static_cast<size_t>(w) * a.hidden + c];
+      sb += ln_smem[static_cast<size_t>(kWarps + w) * a.hidden + c];
+    }
+    pg[c] = sg;
+    pb[c] = sb;
   }
 }
+
+size_t backward_smem_bytes(int hidden) { return 2 * static_cast<size_t>(kWarps) * hidden * sizeof(float); }
 
 void check_hidden(int hidden) {
   if (hidden <= 0 || hidden % 8 != 0 || hidden > kChunks * 8 * 32)
@@ -178,7 +182,13 @@ void layernorm_backward(const LayerNormBackwardArgs& a, cudaStream_t stream) {
   check_hidden(a.hidden);
   if (a.rows <= 0) return;
   const int grid = grid_for(a.rows);
-  layernorm_backward_kernel<<<grid, kWarps * 32, 0, stream>>>(a);
+  static bool attribute_set = false;  // per process; the attribute is per function, all devices alike
+  if (!attribute_set) {
+    BERT_CUDA_CHECK(cudaFuncSetAttribute(layernorm_backward_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(backward_smem_bytes(kChunks * 8 * 32))));
+    attribute_set = true;
+  }
+  layernorm_backward_kernel<<<grid, kWarps * 32, backward_smem_bytes(a.hidden), stream>>>(a);
   BERT_CUDA_CHECK_LAUNCH();
   column_sum_add(a.scratch, grid, a.hidden, a.dgamma, stream);
   column_sum_add(a.scratch + static_cast<size_t>(grid) * a.hidden, grid, a.hidden, a.dbeta, stream);

@@ -45,19 +45,52 @@ bool CudaTrainStep::graph_captured() const {
   return false;
 }
 
-void CudaTrainStep::enqueue(Phase phase, uint32_t micro_step) {
+void CudaTrainStep::enqueue(Phase phase, uint32_t micro_step, OpTimer* timer) {
   cudaStream_t s = model_.stream();
   const bool first = phase == kWhole || phase == kFirst, last = phase == kWhole || phase == kLast;
   const float scale = opt_.grad_scale / static_cast<float>(opt_.accumulation_steps);
+  mark_op(timer, model::StepOp::Copies, s);
   if (first) model_.zero_grads();
-  model_.forward(model::DropoutContext{true, opt_.dropout_seed, opt_.rank, micro_step});
+  model_.forward(model::DropoutContext{true, opt_.dropout_seed, opt_.rank, micro_step}, timer);
   if (last && dp_) {
-    model_.backward(scale, [&](size_t off, size_t n) { dp_->grads_ready(model_.grads_f32(), off, n, s); });
+    model_.backward(scale, [&](size_t off, size_t n) { dp_->grads_ready(model_.grads_f32(), off, n, s); }, timer);
     dp_->finish(s);
   } else {
-    model_.backward(scale);
+    model_.backward(scale, {}, timer);
   }
+  mark_op(timer, model::StepOp::Lamb, s);
   if (last) lamb_.step(model_.params_f32(), model_.grads_f32(), m_.get(), v_.get(), model_.params_bf16(), s);
+  if (timer) timer->stop(s);
+}
+
+void CudaTrainStep::profile_step(const data::Batch& batch, uint32_t micro_step, OpTimer& timer) {
+  if (opt_.accumulation_steps != 1) throw CudaError("CudaTrainStep::profile_step: needs accumulation_steps 1");
+  cudaStream_t s = model_.stream();
+  timer.reset();
+  model_.load_batch(batch);
+  if (opt_.use_graph) model_.set_micro_step(micro_step);
+  if (!opt_.use_graph) {
+    enqueue(kWhole, micro_step, &timer);
+    BERT_CUDA_CHECK(cudaStreamSynchronize(s));
+    return;
+  }
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  BERT_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    enqueue(kWhole, micro_step, &timer);
+  } catch (...) {
+    cudaStreamEndCapture(s, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  BERT_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  const cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
+  const cudaError_t launch = inst == cudaSuccess ? cudaGraphLaunch(exec, s) : inst;
+  const cudaError_t done = launch == cudaSuccess ? cudaStreamSynchronize(s) : launch;
+  if (exec) cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  BERT_CUDA_CHECK(done);
 }
 
 bool CudaTrainStep::step(const data::Batch& batch, uint32_t micro_step) {

@@ -14,6 +14,7 @@
 #include "trainer/cuda/cuda_model.h"
 #include "trainer/cuda/data_parallel.h"
 #include "trainer/cuda/lamb.h"
+#include "trainer/cuda/op_timer.h"
 
 namespace bert::cuda {
 
@@ -45,6 +46,10 @@ class CudaTrainStep {
   CudaModel& model() { return model_; }
   FusedLamb& lamb() { return lamb_; }
   bool graph_captured() const;
+  // One whole update on `batch` (accumulation_steps 1) with every op marked on `timer` (reset first):
+  // captured into its own graph and replayed once when use_graph is set (the timer's events become
+  // event-record nodes), queued eagerly otherwise. Synchronises; read the timer afterwards.
+  void profile_step(const data::Batch& batch, uint32_t micro_step, OpTimer& timer);
 
  private:
   // Which part of an update a micro-batch is: its own graph each.
@@ -54,7 +59,7 @@ class CudaTrainStep {
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
   };
-  void enqueue(Phase phase, uint32_t micro_step);
+  void enqueue(Phase phase, uint32_t micro_step, OpTimer* timer = nullptr);
   void run(Phase phase, uint32_t micro_step);
 
   const model::ParamLayout& layout_;

@@ -4,8 +4,10 @@
 // learn and agree: measured for the CPU on the build machine, the train loss goes 7.650 -> 7.498 over
 // the 300 steps and eval MLM accuracy 0.001 -> 0.019 (300 steps is early training for this grammar;
 // the point is the shared trajectory). Checks: loss falls by > 0.05 and accuracy > 0.01 on both,
-// final losses within 3%, accuracies within 0.03 absolute.
+// final losses within 3%, accuracies within 0.03 absolute. Prints where its time goes (data, CPU
+// trajectory, GPU trajectory): the CPU side runs on gpu_main.cpp's threads, as the trainer's.
 #include <algorithm>
+#include <chrono>
 
 #include "tests/gpu/cuda/gpu_test.h"
 #include "trainer/cpu/bert_cpu.h"
@@ -37,6 +39,10 @@ std::vector<bert::data::Batch> batches_of(const bert::data::SequenceSet& set, in
 }  // namespace
 
 TEST_CASE("tiny BERT on synthetic data: GPU training tracks the CPU trainer") {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto seconds = [](std::chrono::steady_clock::time_point a) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+  };
   bert::data::SynthOptions so;
   so.vocab_size = kVocab;
   so.seq_len = kSeq;
@@ -62,7 +68,10 @@ TEST_CASE("tiny BERT on synthetic data: GPU training tracks the CPU trainer") {
   for (const auto& b : train_batches) lim.max_masked = std::max(lim.max_masked, b.num_masked());
   for (const auto& b : eval_batches) lim.max_masked = std::max(lim.max_masked, b.num_masked());
 
+  const double data_s = seconds(t0);
+
   // CPU trajectory
+  const auto t_cpu = std::chrono::steady_clock::now();
   bert::cpu::BertCpu cpu(layout);
   bert::optim::Lamb lamb(layout, bert::optim::LambHyper{opt.lamb.beta1, opt.lamb.beta2, opt.lamb.epsilon,
                                                         opt.lamb.weight_decay});
@@ -84,7 +93,10 @@ TEST_CASE("tiny BERT on synthetic data: GPU training tracks the CPU trainer") {
     cpu_masked += st.masked;
   }
 
+  const double cpu_s = seconds(t_cpu);
+
   // GPU trajectory
+  const auto t_gpu = std::chrono::steady_clock::now();
   CudaTrainStep gpu(layout, lim, opt);
   gpu.set_params(params);
   double gpu_first = 0, gpu_last = 0;
@@ -100,6 +112,9 @@ TEST_CASE("tiny BERT on synthetic data: GPU training tracks the CPU trainer") {
     gpu_correct += st.mlm_correct;
     gpu_masked += st.masked;
   }
+  const double gpu_s = seconds(t_gpu);
+  MESSAGE("time: data " << data_s << " s, CPU " << kSteps << " steps + eval " << cpu_s << " s, GPU " << kSteps
+                        << " steps + eval " << gpu_s << " s");
   REQUIRE(cpu_masked == gpu_masked);
   const double cpu_acc = static_cast<double>(cpu_correct) / cpu_masked, gpu_acc = static_cast<double>(gpu_correct) / gpu_masked;
   MESSAGE("train loss CPU " << cpu_first << " -> " << cpu_last << ", GPU " << gpu_first << " -> " << gpu_last

@@ -1,9 +1,12 @@
 // NCCL data parallelism: the gradient buckets reported by CudaModel::backward tile the flat buffer
-// exactly; one rank's averaged gradients equal its own; with two GPUs, both ranks end with the mean
-// of the two ranks' separately computed gradients. The NCCL id passes through an in-memory KVStore
-// (the trainer passes it through PMI2/PMIx/file, trainer/comm).
+// exactly and are final when reported; one rank's averaged gradients equal its own; with two GPUs,
+// both ranks end with the mean of the two ranks' separately computed gradients. The NCCL id passes
+// through an in-memory KVStore (the trainer passes it through PMI2/PMIx/file, trainer/comm).
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -52,20 +55,48 @@ struct Setup {
   }
 };
 
+// The gradients after backward (and after the allreduce, with `dp`), the ranges backward reported, and
+// with `snapshot` a copy of each range taken on the compute stream when it was reported (before its
+// allreduce was queued).
+struct Grads {
+  std::vector<float> value, at_report;
+  std::vector<std::pair<size_t, size_t>> ranges;
+};
+
 // drop_rank: the rank the dropout masks are drawn for (dropout_rng.h puts the rank in the counter).
-std::vector<float> grads_of(const Setup& s, const bert::data::Batch& b, NcclDataParallel* dp, uint32_t drop_rank,
-                            std::vector<std::pair<size_t, size_t>>* ranges = nullptr) {
+Grads grads_of(const Setup& s, const bert::data::Batch& b, NcclDataParallel* dp, uint32_t drop_rank,
+               bool snapshot = false) {
   CudaModel m(s.layout, CudaModelLimits{b.rows, b.seq_len, b.num_sequences, b.num_masked()});
   m.set_params(s.params);
   m.zero_grads();
   m.load_batch(b);
   m.forward(bert::model::DropoutContext{true, 5, drop_rank, 0});
+  Grads out;
+  DeviceBuffer<float> copy = poisoned<float>(snapshot ? s.layout.total : 0);
   m.backward(1.f, [&](size_t off, size_t n) {
-    if (ranges) ranges->emplace_back(off, n);
+    out.ranges.emplace_back(off, n);
+    if (snapshot)
+      BERT_CUDA_CHECK(cudaMemcpyAsync(copy.get() + off, m.grads_f32() + off, n * sizeof(float),
+                                      cudaMemcpyDeviceToDevice, m.stream()));
     if (dp) dp->grads_ready(m.grads_f32(), off, n, m.stream());
   });
   if (dp) dp->finish(m.stream());
-  return m.grads();
+  out.value = m.grads();
+  BERT_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+  if (snapshot) out.at_report = copy.download();
+  return out;
+}
+
+// How many elements of [begin, end) differ in their bits between a and b, a zero or subnormal against a
+// zero or subnormal excepted (a reduction kernel built with flush-to-zero may turn one into the other).
+size_t differing(const std::vector<float>& a, const std::vector<float>& b, size_t begin, size_t end) {
+  REQUIRE(a.size() == b.size());
+  REQUIRE(end <= a.size());
+  const auto tiny = [](float x) { return std::fabs(x) < std::numeric_limits<float>::min(); };
+  size_t n = 0;
+  for (size_t i = begin; i < end; ++i)
+    n += std::memcmp(&a[i], &b[i], sizeof(float)) != 0 && !(tiny(a[i]) && tiny(b[i]));
+  return n;
 }
 
 }  // namespace
@@ -76,9 +107,10 @@ TEST_CASE("gradient buckets tile the flat buffer; one rank's average is its own 
   MemoryKV kv;
   bert::dist::ProcessInfo p;
   NcclDataParallel dp(p, kv);
-  std::vector<std::pair<size_t, size_t>> ranges;
-  const auto g_dp = grads_of(s, b, &dp, 0, &ranges);
-  const auto g = grads_of(s, b, nullptr, 0);
+  const Grads plain = grads_of(s, b, nullptr, 0, true);
+  const Grads dp1 = grads_of(s, b, &dp, 0, true);
+
+  auto ranges = dp1.ranges;
   std::sort(ranges.begin(), ranges.end());
   size_t at = 0;
   for (auto [off, n] : ranges) {
@@ -86,7 +118,28 @@ TEST_CASE("gradient buckets tile the flat buffer; one rank's average is its own 
     at = off + n;
   }
   CHECK(at == s.layout.total);
-  CHECK(rel_l2(g_dp, g) == 0.0);
+  CHECK(dp1.ranges == plain.ranges);
+
+  // Exact, within one backward: a range is final when reported (no later kernel writes into it), and
+  // the one-rank NCCL average of a range is that range unchanged (ncclAvg over one rank: x / 1).
+  const size_t total = s.layout.total;
+  CHECK(differing(plain.value, plain.at_report, 0, total) == 0);
+  CHECK(differing(dp1.value, dp1.at_report, 0, total) == 0);
+
+  // Between the two backward passes: every kernel but the embedding backward is atomic-free (attention's
+  // dQ atomics add once onto zero per element when a sequence fits one 64-key tile, as here), and cuBLASLt
+  // is bitwise reproducible on one GPU, so everything after the embedding tables is bit-identical.
+  const size_t tables_end = s.layout.emb_ln_g;  // word, position and token-type tables (and their gaps)
+  CHECK(differing(dp1.value, plain.value, tables_end, total) == 0);
+  // The tables are summed with fp32 atomicAdd (embedding.h) in an order that changes from run to run:
+  // an element that is the sum of k terms rounds differently by at most ~2·k·u·Σ|terms| (u = 2^-24).
+  // Here k is up to 4 for a position row, a few for a word row (plus the tied decoder's gradient) and
+  // ~90 for a token-type row, which gives ~sqrt(k/2)·u ≈ 4e-7 relative on those rows when the terms
+  // are of either sign. The first device run (H100, commit 9622e32) measured 1.18e-8 over the whole
+  // buffer. 1e-5 leaves that margin; a lost or doubled contribution of one token would be >= 1e-3.
+  const std::vector<float> tables_dp(dp1.value.begin(), dp1.value.begin() + static_cast<std::ptrdiff_t>(tables_end));
+  const std::vector<float> tables(plain.value.begin(), plain.value.begin() + static_cast<std::ptrdiff_t>(tables_end));
+  CHECK(rel_l2(tables_dp, tables) < 1e-5);
 }
 
 TEST_CASE("two GPUs: both ranks hold the mean gradient") {
@@ -100,8 +153,8 @@ TEST_CASE("two GPUs: both ranks hold the mean gradient") {
   const auto b0 = make_batch(64, {{64}, {40}, {33}, {50}}, 512, 10), b1 = make_batch(64, {{20, 44}, {60}}, 512, 11);
   std::vector<float> ref0, ref1, out0, out1;
   BERT_CUDA_CHECK(cudaSetDevice(0));
-  ref0 = grads_of(s, b0, nullptr, 0);
-  ref1 = grads_of(s, b1, nullptr, 1);
+  ref0 = grads_of(s, b0, nullptr, 0).value;
+  ref1 = grads_of(s, b1, nullptr, 1).value;
   MemoryKV kv;
   std::string errors[2];
   auto rank = [&](int r, const bert::data::Batch& b, std::vector<float>& out) {
@@ -111,7 +164,7 @@ TEST_CASE("two GPUs: both ranks hold the mean gradient") {
       p.rank = r;
       p.size = 2;
       NcclDataParallel dp(p, kv);
-      out = grads_of(s, b, &dp, static_cast<uint32_t>(r));
+      out = grads_of(s, b, &dp, static_cast<uint32_t>(r)).value;
     } catch (const std::exception& e) {
       errors[r] = e.what();
     }

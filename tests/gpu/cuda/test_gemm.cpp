@@ -180,3 +180,32 @@ TEST_CASE("fused QKV: one strided-batched GEMM over Q, K, V kernels in the flat 
   CHECK(rel_l2(download_bf16(d_dx), dx) < 1e-2);
   CHECK(rel_l2(d_dw1.download(), dw) < 1e-4);
 }
+
+TEST_CASE("one call shape, two sets of buffers: the cached plan takes each call's bias and aux pointers") {
+  const int T = 32, in = 64, out = 128;
+  std::mt19937_64 g(7);
+  Gemm gemm;
+  std::vector<DeviceBuffer<bf16>> alive;     // round 1's buffers cannot reuse round 0's addresses
+  for (int round = 0; round < 2; ++round) {  // same shapes, fresh buffers each round
+    CAPTURE(round);
+    auto x = random_vec(static_cast<size_t>(T) * in, g);
+    auto w = random_vec(static_cast<size_t>(in) * out, g, -0.2f, 0.2f);
+    auto b = random_vec(out, g);
+    std::vector<float> pre(static_cast<size_t>(T) * out), y(pre.size());
+    for (int t = 0; t < T; ++t)
+      for (int o = 0; o < out; ++o) {
+        double s = b[o];
+        for (int i = 0; i < in; ++i) s += static_cast<double>(x[static_cast<size_t>(t) * in + i]) * w[static_cast<size_t>(i) * out + o];
+        pre[static_cast<size_t>(t) * out + o] = static_cast<float>(s);
+      }
+    bert::cpu::gelu_forward(pre.data(), y.data(), pre.size());
+    auto d_x = upload_bf16(x), d_w = upload_bf16(w), d_b = upload_bf16(b);
+    auto d_y = poisoned<bf16>(y.size()), d_pre = poisoned<bf16>(pre.size());
+    gemm.forward(d_x.get(), d_w.get(), WeightLayout::KernelInOut, d_b.get(), d_y.get(), T, in, out, true, d_pre.get(),
+                 nullptr);
+    sync();
+    CHECK(rel_l2(download_bf16(d_pre), pre) < 1e-2);
+    CHECK(rel_l2(download_bf16(d_y), y) < 1e-2);
+    for (auto* buf : {&d_x, &d_w, &d_b, &d_y, &d_pre}) alive.push_back(std::move(*buf));
+  }
+}

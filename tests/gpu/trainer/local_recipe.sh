@@ -8,6 +8,7 @@
 # Usage: local_recipe.sh TRAINER BERT_DATA PYTHON
 TRAINER=$1 BERT_DATA=$2 PYTHON=$3
 source "$(dirname "$0")/../../integration/trainer/common.sh"
+source "$(dirname "$0")/../skip_without_device.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -31,14 +32,7 @@ submission: {submission_org: test, submission_division: open, submission_status:
 YAML
 }
 
-# The device check comes first in the trainer, so a config without data tells device from none.
-recipe "$WORK/probe.yaml" "$WORK/nowhere"
-"$TRAINER" --config "$WORK/probe.yaml" > /dev/null 2> "$WORK/probe.err" || true
-if grep -q "no CUDA device" "$WORK/probe.err"; then
-  echo "SKIPPED: no CUDA device ($(cat "$WORK/probe.err"))"
-  exit 77
-fi
-grep -q "training data directory does not exist" "$WORK/probe.err" || { cat "$WORK/probe.err" >&2; fail "probe: unexpected answer"; }
+skip_without_cuda_device "$TRAINER"
 
 SYNTH_SAMPLES=1024 VOCAB=1024 SEQ_LEN=128 MAX_PRED=20 TOPIC_SKEW=0.8 make_synth "$WORK/data" 1234
 recipe "$WORK/run.yaml" "$WORK/data"

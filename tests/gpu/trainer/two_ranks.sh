@@ -8,23 +8,20 @@
 # Without a CUDA device, or with fewer than 2: SKIPPED, exit 77. Usage: two_ranks.sh TRAINER PYTHON
 TRAINER=$1 PYTHON=$2
 source "$(dirname "$0")/../../integration/trainer/common.sh"
+source "$(dirname "$0")/../skip_without_device.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-data_parallel_config "$WORK/one.yaml" 16 "backend: cuda"
-data_parallel_config "$WORK/two.yaml" 8 "backend: cuda"
-
-rc=0
-"$TRAINER" --config "$WORK/one.yaml" --benchmark 4 --save-weights "$WORK/one.h5" > "$WORK/one.out" 2>&1 || rc=$?
-if [ "$rc" -eq 2 ] && grep -q "no CUDA device" "$WORK/one.out"; then
-  echo "SKIPPED: no CUDA device"
-  exit 77
-fi
-[ "$rc" -eq 0 ] || { cat "$WORK/one.out" >&2; fail "1 rank run failed (exit $rc)"; }
+skip_without_cuda_device "$TRAINER"
 gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)
 if [ "${gpus:-0}" -lt 2 ]; then
   echo "SKIPPED: needs 2 CUDA devices (nvidia-smi lists ${gpus:-none})"
   exit 77
 fi
+data_parallel_config "$WORK/one.yaml" 16 "backend: cuda"
+data_parallel_config "$WORK/two.yaml" 8 "backend: cuda"
+
+"$TRAINER" --config "$WORK/one.yaml" --benchmark 4 --save-weights "$WORK/one.h5" > "$WORK/one.out" 2>&1 ||
+  { cat "$WORK/one.out" >&2; fail "1 rank run failed"; }
 run_ranks 2 2 "$WORK/two.yaml" "$WORK/two.h5"
 "$TRAINER" --config "$WORK/two.yaml" --benchmark 4 --save-weights "$WORK/half.h5" > "$WORK/half.out" 2>&1 \
   || { cat "$WORK/half.out" >&2; fail "half-batch run failed"; }

@@ -10,6 +10,9 @@
 #                and print EXPECT (the contract with binding/'s `bind`).
 #   MODE=resume  the JSON Plan written to PLAN_OUT/plan.json; `harness run --resume PLAN_OUT --dry-run` (no
 #                system file, no Config) must print exactly what the dry-run of the system printed.
+#   MODE=docs    EXPECT: '|'-separated docs (relative to SRC) whose block between "<!-- device-status ...-->"
+#                and "<!-- /device-status -->" must be the cuda backend status of the dry-run's trainer line
+#                (made from bench/results/gpu.json's newest run); BERT_UPDATE_GOLDEN=1 rewrites the blocks.
 foreach(var NEXP DATADIR EVALDIR CHECKPOINTDIR CONT LOGDIR WALLTIME SLURM_MPI_TYPE SLURM_JOB_ID SLURM_JOB_NODELIST
             MLPERF_SLURM_FIRSTNODE)
   set(ENV{${var}} "")
@@ -67,6 +70,34 @@ if(MODE STREQUAL "resume")
                   WORKING_DIRECTORY ${SRC} RESULT_VARIABLE rrc OUTPUT_VARIABLE resumed ERROR_VARIABLE rerr)
   if(NOT jrc EQUAL 0 OR NOT rrc EQUAL 0 OR NOT resumed STREQUAL out)
     message(FATAL_ERROR "--resume --dry-run (exit ${rrc}) differs from the dry-run:\n${resumed}${rerr}\n--- dry-run:\n${out}")
+  endif()
+  return()
+endif()
+if(MODE STREQUAL "docs")
+  if(NOT out MATCHES "\ntrainer +[^\n]*trainer-cuda \\((cuda backend: [^\n]*)\\)\n")
+    message(FATAL_ERROR "no cuda backend status in the dry-run:\n${out}")
+  endif()
+  set(status "${CMAKE_MATCH_1}")
+  string(REPLACE "|" ";" docs "${EXPECT}")
+  set(stale "")
+  foreach(doc ${docs})
+    file(READ ${SRC}/${doc} text)
+    if(NOT text MATCHES "(<!-- device-status[^\n]*-->\n)([^<]*)(<!-- /device-status -->)")
+      message(FATAL_ERROR "${doc}: no <!-- device-status ... --> block")
+    endif()
+    if(NOT CMAKE_MATCH_2 STREQUAL "${status}\n")
+      if("$ENV{BERT_UPDATE_GOLDEN}" STREQUAL "1")
+        string(REPLACE "${CMAKE_MATCH_0}" "${CMAKE_MATCH_1}${status}\n${CMAKE_MATCH_3}" text "${text}")
+        file(WRITE ${SRC}/${doc} "${text}")
+        message(STATUS "updated ${doc}")
+      else()
+        list(APPEND stale ${doc})
+      endif()
+    endif()
+  endforeach()
+  if(stale)
+    message(FATAL_ERROR "the device-status block of ${stale} is not the dry-run's status:\n${status}\n"
+                        "(BERT_UPDATE_GOLDEN=1 ctest --test-dir build -R harness_gpu_status_docs)")
   endif()
   return()
 endif()

@@ -18,3 +18,13 @@ inline bert::harness::Plan plan_from(const std::string& yaml, const std::string&
   o.random_seed = [n = uint64_t{7}]() mutable { return n++; };
   return bert::harness::build_plan(bert::harness::Config::from_text(yaml, file, ov), o);
 }
+
+// The Plan of a shipped system (systems/<name>), tools in /opt/bert/bin. local_cuda.yaml (this machine's
+// first GPU) is planned as on a 2-core machine with one GPU, as its golden dry-run is.
+inline bert::harness::Plan shipped_plan(const std::string& name) {
+  bert::harness::Overrides ov;
+  if (name == "local_cuda.yaml") ov.sets = {"topology.synthetic=pack:1 numa:1 core:2 pu:1", "topology.gpu_numa_map=[0]"};
+  bert::harness::BuildOptions o;
+  o.bin_dir = "/opt/bert/bin";
+  return bert::harness::build_plan(bert::harness::Config::load(std::string(BERT_SOURCE_DIR) + "/systems/" + name, ov), o);
+}

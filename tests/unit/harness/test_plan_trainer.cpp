@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "harness/plan/build_plan.h"
+#include "trainer/backend_status.h"
 #include "plan_helpers.h"
 #include "test_helpers.h"
 
@@ -26,7 +27,9 @@ Plan plan_of(std::vector<std::string> sets) { return plan_from(kNode, "t.yaml", 
 TEST_CASE("the dry-run names the trainer and whether its backend was verified") {
   Plan p = plan_of({});  // GPU ranks: the cuda backend
   CHECK(p.trainer_program == "/b/trainer-cuda");
-  CHECK(p.trainer_status.rfind("cuda backend: NOT VERIFIED: the CUDA backend has never run on a GPU", 0) == 0);
+  CHECK(p.trainer_status == "cuda backend: " + std::string(bert::trainer::backend_status("cuda").verified ? "verified: " : "NOT VERIFIED: ") +
+                                bert::trainer::backend_status("cuda").evidence);
+  CHECK(p.trainer_status.find("last device run: ") != std::string::npos);
   p = plan_of({"binding.unit=socket", "nodes.gpus_per_node=0", "topology.gpu_numa_map=[]"});
   CHECK(p.trainer_status.rfind("cpu backend: verified: ", 0) == 0);
   CHECK(Plan::from_json(p.to_json()).trainer_status == p.trainer_status);

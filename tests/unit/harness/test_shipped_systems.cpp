@@ -6,19 +6,10 @@
 
 #include "binding/cpu_list.h"
 #include "harness/plan/build_plan.h"
+#include "plan_helpers.h"
 
 using namespace bert::harness;
 namespace fs = std::filesystem;
-
-namespace {
-
-Plan shipped(const std::string& name) {
-  BuildOptions o;
-  o.bin_dir = "/opt/bert/bin";
-  return build_plan(Config::load(std::string(BERT_SOURCE_DIR) + "/systems/" + name), o);
-}
-
-}  // namespace
 
 TEST_CASE("every shipped system builds a plan") {
   int count = 0;
@@ -27,7 +18,7 @@ TEST_CASE("every shipped system builds a plan") {
     ++count;
     INFO(e.path().string());
     Plan p;
-    CHECK_NOTHROW(p = shipped(e.path().filename().string()));
+    CHECK_NOTHROW(p = shipped_plan(e.path().filename().string()));
     CHECK(p.world_size == p.num_nodes * p.ranks_per_node);
     std::vector<std::string> expected;  // facts about the shipped systems, not mistakes
     if (e.path().filename().string().rfind("samsung_", 0) == 0)  // its hostfile exists on Samsung's cluster only
@@ -43,7 +34,7 @@ TEST_CASE("every shipped system builds a plan") {
 }
 
 TEST_CASE("DGX A100: every rank's CPUs and memory are on its GPU's NUMA node (3,3,1,1,7,7,5,5)") {
-  Plan p = shipped("dgxa100_1x8x56x1.yaml");
+  Plan p = shipped_plan("dgxa100_1x8x56x1.yaml");
   const int expected[8] = {3, 3, 1, 1, 7, 7, 5, 5};
   const auto& topo = p.nodes[0].topology;
   for (const RankPlan& r : p.nodes[0].ranks) {
@@ -61,7 +52,7 @@ TEST_CASE("DGX A100: every rank's CPUs and memory are on its GPU's NUMA node (3,
 }
 
 TEST_CASE("P8000: no rank gets a Weka-reserved core, and every srun carries --gres=gpu:8") {
-  Plan p = shipped("p8000h100_1x8x48x1_pack.yaml");
+  Plan p = shipped_plan("p8000h100_1x8x48x1_pack.yaml");
   auto reserved = bert::binding::parse_list("84-95,180-191", "reserved");
   for (const RankPlan& r : p.nodes[0].ranks) {
     INFO("rank " << r.local_rank);
@@ -78,7 +69,7 @@ TEST_CASE("P8000: no rank gets a Weka-reserved core, and every srun carries --gr
 }
 
 TEST_CASE("Samsung 171 nodes: 1368 ranks over mpirun with a hostfile") {
-  Plan p = shipped("samsung_dgxa100_171x8x12x1.yaml");
+  Plan p = shipped_plan("samsung_dgxa100_171x8x12x1.yaml");
   CHECK(p.world_size == 1368);
   CHECK(p.nodes.back().ranks.back().global_rank == 1367);
   CHECK(p.launch.argv.front() == "mpirun");
@@ -86,6 +77,6 @@ TEST_CASE("Samsung 171 nodes: 1368 ranks over mpirun with a hostfile") {
 }
 
 TEST_CASE("MLPerf config names of the NVIDIA-lineage systems") {
-  CHECK(shipped("dgxa100_1x8x56x1.yaml").config_name == "DGXA100_1x8x56x1");
-  CHECK(shipped("p8000h100_1x8x48x1_pack.yaml").config_name == "P8000H100_1x8x48x1_pack");
+  CHECK(shipped_plan("dgxa100_1x8x56x1.yaml").config_name == "DGXA100_1x8x56x1");
+  CHECK(shipped_plan("p8000h100_1x8x48x1_pack.yaml").config_name == "P8000H100_1x8x48x1_pack");
 }

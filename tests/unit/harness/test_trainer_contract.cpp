@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "harness/plan/build_plan.h"
+#include "plan_helpers.h"
 #include "test_helpers.h"
 #include "trainer/run_config.h"
 #include "trainer/run_config_keys.h"
@@ -20,9 +21,7 @@ TEST_CASE("the trainer loads the run config of every shipped system") {
     if (e.path().extension() != ".yaml") continue;
     ++count;
     INFO(e.path().filename().string());
-    BuildOptions o;
-    o.bin_dir = "/opt/bert/bin";
-    Plan p = build_plan(Config::load(e.path().string()), o);
+    Plan p = shipped_plan(e.path().filename().string());
     std::string file = t.write(e.path().stem().string() + ".yaml", p.trainer_config.dump(2));
     bert::trainer::RunConfig rc;
     try {

@@ -1,0 +1,47 @@
+// The CUDA backend's status line from a device run of bench/results/gpu.json: what passed, what failed
+// or did not finish, what never ran; verified only when nothing failed.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "trainer/backend_status.h"
+
+using bert::trainer::cuda_status_of_run;
+
+namespace {
+
+const char* kRun = R"json({"commit": "abc1234", "date": "2026-11-27", "device": "NVIDIA H100 80GB HBM3", "driver": "580.1",
+  "tests": [{"name": "cuda_gemm", "status": "PASS"}, {"name": "cuda_lamb", "status": "FAIL"},
+            {"name": "cuda_convergence", "status": "TIMEOUT"}, {"name": "trainer_cuda_two_ranks", "status": "SKIP"}],
+  "not_verified": ["two GPUs (NCCL)", "multi-node"]})json";
+
+}  // namespace
+
+TEST_CASE("a device run with failures: not verified, each outcome named") {
+  const auto s = cuda_status_of_run(kRun);
+  CHECK_FALSE(s.verified);
+  CHECK(s.evidence ==
+        "last device run: NVIDIA H100 80GB HBM3, driver 580.1, commit abc1234, 2026-11-27: 1 of 4 GPU tests passed; "
+        "failed: cuda_lamb; did not finish: cuda_convergence; skipped or not run: trainer_cuda_two_ranks; never run on a "
+        "device: two GPUs (NCCL), multi-node (bench/results/gpu.json)");
+}
+
+TEST_CASE("a device run where every test passed or was skipped: verified") {
+  const auto s = cuda_status_of_run(R"json({"commit": "c", "date": "d", "device": "GPU", "driver": "1",
+    "tests": [{"name": "a", "status": "PASS"}, {"name": "b", "status": "SKIP"}]})json");
+  CHECK(s.verified);
+  CHECK(s.evidence == "last device run: GPU, driver 1, commit c, d: 1 of 2 GPU tests passed; skipped or not run: b "
+                      "(bench/results/gpu.json)");
+  CHECK_FALSE(cuda_status_of_run(R"json({"commit": "c", "date": "d", "device": "GPU", "driver": "1", "tests": []})json").verified);
+}
+
+TEST_CASE("an entry without its fields is an error naming the field") {
+  CHECK_THROWS_WITH_AS(cuda_status_of_run(R"json({"commit": "c", "date": "d", "device": "GPU", "tests": []})json"),
+                       "GPU run entry without 'driver'", std::runtime_error);
+}
+
+TEST_CASE("the committed results file's newest run gives the cuda status") {
+  const auto s = bert::trainer::backend_status("cuda");
+  CHECK(s.evidence.rfind("last device run: ", 0) == 0);
+  CHECK(bert::trainer::backend_status("cpu").verified);
+}
