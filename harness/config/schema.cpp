@@ -63,6 +63,8 @@ std::vector<SchemaEntry> own_rows() {
       // nodes
       integer("nodes.count", "1", 1, 100000, "number of nodes"),
       {"nodes.gpus_per_node", V::IntOrAuto, "0", {0, 64}, {}, "accelerators per node; auto = as found by the topology"},
+      integer("nodes.min_count", "0", 0, 100000, "fewest nodes the set may go on with when harness run --exclude leaves fewer "
+              "(0 = nodes.count: the node count is fixed, as the global batch and the result's name depend on it)"),
       integer("nodes.ranks_per_node", "0", 0, 4096, "ranks per node (0 = one per GPU, or one per binding.unit on CPU-only nodes)"),
       // topology
       str("topology.xml", "", "hwloc XML file (relative to this YAML file)"),

@@ -51,9 +51,11 @@ class Mpirun final : public Launcher {
   const char* name() const override { return "mpirun"; }
 
   // The hosts as written, else the hostfile's, else the Slurm allocation's; rank 0's host is the rendezvous.
-  Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const override {
+  Hosts find_hosts(const Config& cfg, const Env& env, const NodeRequest& req) const override {
+    const int num_nodes = req.count;
     Hosts h;
     h.names = cfg.strings("launcher.mpirun.hosts");
+    if (!h.names.empty()) h.names = without_excluded(h.names, req, "launcher.mpirun.hosts");
     const std::string hostfile = cfg.path("launcher.mpirun.hostfile");
     if (!hostfile.empty()) {
       std::ifstream in(hostfile);
@@ -62,13 +64,13 @@ class Mpirun final : public Launcher {
                              "are placeholders (mpirun reads the file where the set runs)");
         return h;
       }
-      h.names = read_hostfile(in);
+      h.names = without_excluded(read_hostfile(in), req, hostfile);
       if (static_cast<int>(h.names.size()) < num_nodes)
         cfg.fail("launcher.mpirun.hostfile", hostfile + " names " + std::to_string(h.names.size()) + " host(s) for " +
                                                  std::to_string(num_nodes) + " nodes");
       h.names.resize(static_cast<size_t>(num_nodes));
     } else if (h.names.empty()) {
-      h.names = allocation_hosts(cfg, env, num_nodes);
+      h.names = allocation_hosts(cfg, env, req, h.warnings);
     }
     if (static_cast<int>(h.names.size()) != num_nodes) {
       cfg.fail(h.names.empty() ? "launcher.type" : "launcher.mpirun.hosts",

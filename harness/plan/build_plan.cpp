@@ -200,15 +200,22 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   const Launcher& launcher = guarded(cfg, [&]() -> const Launcher& { return find_launcher(plan.launcher); });
   NodeLayout layout = plan_node_layout(cfg);
   plan.ranks_per_node = static_cast<int>(layout.ranks.size());
-  plan.world_size = plan.num_nodes * plan.ranks_per_node;
   plan.binding = {cfg.str("binding.cpu"), cfg.str("binding.mem"), binding::to_string(layout.unit), "bind",
                   cfg.str("binding.nic")};
+  plan.excluded = opts.exclude;
+  plan.sets = opts.sets;
 
   LaunchContext ctx;
+  const NodeRequest req{plan.num_nodes, static_cast<int>(cfg.integer("nodes.min_count")), opts.exclude};
+  ctx.job.hosts = launcher.find_hosts(cfg, opts.env, req);
+  // Fewer nodes than asked: nodes.min_count allowed the set to go on without the excluded ones.
+  if (!ctx.job.hosts.names.empty() && int(ctx.job.hosts.names.size()) < plan.num_nodes)
+    plan.num_nodes = int(ctx.job.hosts.names.size());
+  plan.world_size = plan.num_nodes * plan.ranks_per_node;
   ctx.job.nodes = plan.num_nodes;
   ctx.job.ranks_per_node = plan.ranks_per_node;
   ctx.job.gpus_per_node = layout.gpus;
-  ctx.job.hosts = launcher.find_hosts(cfg, opts.env, plan.num_nodes);
+  ctx.job.exclude = opts.exclude;
   plan.warnings.insert(plan.warnings.end(), ctx.job.hosts.warnings.begin(), ctx.job.hosts.warnings.end());
   if (!cfg.str("launcher.master_addr").empty()) ctx.job.hosts.master_addr = cfg.str("launcher.master_addr");
   ctx.job.master_port = std::to_string(cfg.integer("launcher.master_port"));

@@ -128,6 +128,8 @@ json Plan::to_json() const {
   j["source"] = {{"commit", source.commit}, {"dirty", source.dirty}, {"dir", source.dir}};
   j["probe"] = probe ? probe->to_json() : json(nullptr);
   j["probe_file"] = probe_file;
+  j["excluded"] = excluded;
+  j["sets"] = sets;
   json nodes_j = json::array();
   for (const NodePlan& n : nodes) {
     json ranks_j = json::array();
@@ -210,6 +212,8 @@ Plan Plan::from_json(const json& j) {
   }
   if (j.contains("probe") && !j.at("probe").is_null()) p.probe = ProbeProjection::from_json(j.at("probe"));
   p.probe_file = j.value("probe_file", "");
+  p.excluded = j.value("excluded", std::vector<std::string>{});
+  p.sets = j.value("sets", std::vector<std::string>{});
   for (const json& nj : j.at("nodes")) {
     NodePlan n;
     nj.at("hostname").get_to(n.hostname);

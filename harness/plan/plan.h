@@ -137,6 +137,8 @@ struct Plan {
   SourceInfo source;                       // this harness's build (BuildOptions::source)
   std::optional<ProbeProjection> probe;    // the last `harness probe` of this system (its output directory's)
   std::string probe_file;                  // where it was read ("" = none)
+  std::vector<std::string> excluded;       // nodes the set goes on without (harness run --exclude)
+  std::vector<std::string> sets;           // the --set lines it was made with (--resume --exclude re-makes it)
 
   json to_json() const;
   static Plan from_json(const json& j);    // throws nlohmann::json::exception for a missing or mistyped field

@@ -79,7 +79,10 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   out += fmt::format("system      {} ({})\n", p.config_name, p.system_file);
   out += fmt::format("results as  {} (ruleset {}, {} division)\n", p.system_name, p.experiment.ruleset, p.experiment.division);
   const std::string launcher = p.launcher + (p.mpi.empty() ? "" : " --mpi=" + p.mpi);
-  out += fmt::format("nodes       {} x {} ranks = {} ranks, launcher {}\n", p.num_nodes, p.ranks_per_node, p.world_size, launcher);
+  std::string excluded;
+  for (const std::string& x : p.excluded) excluded += (excluded.empty() ? "" : ",") + x;
+  out += fmt::format("nodes       {} x {} ranks = {} ranks, launcher {}{}\n", p.num_nodes, p.ranks_per_node, p.world_size, launcher,
+                     excluded.empty() ? "" : ", excluded " + excluded);
   std::string nics;
   for (const auto& n : t.nics) nics += (nics.empty() ? "" : ", ") + n.name;
   out += fmt::format("topology    {}: {} package(s), {} cores, {} PUs, {} NUMA node(s), {} GPU(s){}\n", t.source, t.packages,

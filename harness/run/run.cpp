@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "common/user_error.h"
 #include "harness/launch/launcher.h"
 #include "harness/run/cache_clear.h"
+#include "harness/run/node_record.h"
 #include "harness/run/capture.h"
 #include "harness/run/child_process.h"
 #include "harness/run/output_router.h"
@@ -206,6 +208,7 @@ int SetRunner::run() {
 }
 
 bool SetRunner::init_state() {
+  for (const std::string& x : plan_.excluded) state_.nodes[x].excluded = true;
   if (!opts_.resume_dir.empty()) {
     // Interrupted runs and failures before launch (e.g. a refused cache clear) are run again.
     for (auto& e : state_.experiments)
@@ -294,6 +297,8 @@ bool SetRunner::preflight() {
     const bool error = f.blocking || opts_.preflight == PreflightPolicy::Fail;
     errors += error ? 1 : 0;
     preflight_lines_.push_back(f.node + ": " + f.what);
+    std::vector<std::string>& seen = state_.nodes[f.node].preflight;
+    if (std::find(seen.begin(), seen.end(), f.what) == seen.end()) seen.push_back(f.what);
     display_.print(std::string("preflight: ") + (error ? "error: " : "warning: ") + f.node + ": " + f.what);
   }
   if (errors > 0) {
@@ -345,6 +350,9 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
     log_command("cache clear", plan_.cache_clear);
   CacheClearOutcome cc = clear_caches(plan_);
   e.cache_cleared = cc.cleared;
+  if (plan_.experiment.cache_clear != CachePolicy::Off && !plan_.cache_clear.argv.empty())
+    for (size_t n = 0; n < cc.cleared.size() && n < plan_.nodes.size(); ++n)
+      if (!cc.cleared[n]) ++state_.nodes[plan_.nodes[n].hostname].cache_clear_failures;
   int werr = 0;
   for (const auto& l : cc.mllog)
     if (!werr) werr = write_all(log_fd, l + "\n");
@@ -460,8 +468,11 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       const RankFailure f = launcher_.read_failure(log_text, step.failed_process, describe_wait_status(step.wait_status));
       e.failed_rank = f.rank;
       e.exit_status = f.status;
+      if (plan_.nodes.size() > 1) e.failed_node = node_of_rank(plan_, f.rank);  // one node: nothing to tell apart
+      if (!e.failed_node.empty()) state_.nodes[e.failed_node].failed_first.push_back(i);
       e.message = (e.failed_rank >= 0 ? "rank " + std::to_string(e.failed_rank) : std::string("a rank")) +
-                  " failed with " + e.exit_status + "; the other ranks were stopped";
+                  (e.failed_node.empty() ? "" : " on node " + e.failed_node) + " failed with " + e.exit_status +
+                  "; the other ranks were stopped";
       break;
     }
     default:
@@ -599,6 +610,7 @@ int SetRunner::finish() {
     s << "no score: " << (in.score_error.empty() ? "no result files" : in.score_error);
   }
   display_.print(s.str());
+  for (const std::string& line : node_report(state_.nodes, tree_.root)) display_.print("nodes: " + line);
   display_.print("summary: " + tree_.summary_md());
   if (state_.interrupted) {
     display_.print("interrupted after " + std::to_string(done) + " of " + std::to_string(state_.nexp) +

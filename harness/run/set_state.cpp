@@ -49,6 +49,7 @@ ojson SetState::to_json() const {
     x["result"] = e.result;
     x["message"] = e.message;
     x["failed_rank"] = e.failed_rank;
+    x["failed_node"] = e.failed_node;
     x["exit_status"] = e.exit_status;
     x["compliant"] = e.compliant ? ojson(*e.compliant) : ojson(nullptr);
     x["compliance_failure"] = e.compliance_failure;
@@ -58,6 +59,7 @@ ojson SetState::to_json() const {
     x["wall_seconds"] = e.wall_seconds;
     j["experiments"].push_back(x);
   }
+  j["nodes"] = harness::to_json(nodes);
   return j;
 }
 
@@ -78,6 +80,7 @@ SetState SetState::from_json(const ojson& j) {
     e.result = x.value("result", "");
     e.message = x.value("message", "");
     e.failed_rank = x.value("failed_rank", -1);
+    e.failed_node = x.value("failed_node", "");
     e.exit_status = x.value("exit_status", "");
     if (x.contains("compliant") && x["compliant"].is_boolean()) e.compliant = x["compliant"].get<bool>();
     e.compliance_failure = x.value("compliance_failure", "");
@@ -87,6 +90,7 @@ SetState SetState::from_json(const ojson& j) {
     e.wall_seconds = x.value("wall_seconds", 0.0);
     s.experiments.push_back(e);
   }
+  if (j.contains("nodes")) s.nodes = node_records_from_json(j.at("nodes"));
   if (s.nexp != int(s.experiments.size())) throw std::runtime_error("nexp does not match the experiment list");
   return s;
 }

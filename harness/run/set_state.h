@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/run/node_record.h"
+
 namespace bert::harness {
 
 // pending: not run yet (or interrupted / stopped before launch: run again on resume).
@@ -26,6 +28,7 @@ struct ExperimentRecord {
   std::string result;
   std::string message;                 // why failed / interrupted
   int failed_rank = -1;
+  std::string failed_node;             // the node that rank ran on (the plan's rank -> node)
   std::string exit_status;             // "exit status 3", "killed by signal 9 (Killed)"
   std::optional<bool> compliant;
   std::string compliance_failure;
@@ -43,6 +46,7 @@ struct SetState {
   bool interrupted = false;
   int interrupt_signal = 0;
   std::vector<ExperimentRecord> experiments;
+  NodeRecords nodes;                   // per node across the set (node_record.h)
 
   nlohmann::ordered_json to_json() const;
   static SetState from_json(const nlohmann::ordered_json& j);  // throws std::runtime_error on bad content
