@@ -26,13 +26,18 @@
 namespace bert::trainer {
 namespace {
 
+// run.precision as the CPU model computes it (check_backend_available refused the others).
+cpu::MatmulPrecision matmul_precision(Precision p) {
+  return p == Precision::bf16 ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32;
+}
+
 class CpuBackend final : public TrainBackend {
  public:
   explicit CpuBackend(const BackendContext& ctx)
       : cfg_(ctx.cfg),
         layout_(ctx.layout),
         grads_(ctx.layout.total, 0.0f),
-        model_(ctx.layout),
+        model_(ctx.layout, matmul_precision(ctx.cfg.precision)),
         coll_(ctx.coll),
         sharded_(coll_.size() > 1 && coll_.shards_updates()),
         group_(sharded_ ? coll_.update_group() : dist::Collective::UpdateGroup{}),
@@ -40,13 +45,11 @@ class CpuBackend final : public TrainBackend {
         lamb_(ctx.layout, optim::LambHyper{cfg_.lamb_beta_1, cfg_.lamb_beta_2, cfg_.lamb_epsilon, cfg_.weight_decay_rate},
               shards_.first_tensor[static_cast<size_t>(group_.part)],
               shards_.first_tensor[static_cast<size_t>(group_.part) + 1]),
-        sched_(lr_schedule(ctx.cfg)) {
-    cpu::set_matmul_precision(cfg_.precision == "bf16" ? cpu::MatmulPrecision::bf16 : cpu::MatmulPrecision::fp32);
-  }
+        sched_(lr_schedule(ctx.cfg)) {}
 
   void set_params(const std::vector<float>& params) override {
     params_ = params;
-    if (cfg_.precision == "bf16") params16_.refresh(params_.data(), params_.size());
+    if (cfg_.precision == Precision::bf16) params16_.refresh(params_.data(), params_.size());
   }
 
   bool step(int64_t step_index, const NextBatch& next, StepOutcome& out) override {
@@ -130,7 +133,7 @@ class CpuBackend final : public TrainBackend {
   double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
   std::string describe() const override {
     const std::string fp32 = std::string("fp32 (") + cpu::blas_library_name(cpu::blas_library()) + " sgemm)";
-    return "cpu " + (cfg_.precision == "bf16" ? std::string("bf16 GEMMs (oneDNN)") : fp32) + ", threads " +
+    return "cpu " + (cfg_.precision == Precision::bf16 ? std::string("bf16 GEMMs (oneDNN)") : fp32) + ", threads " +
            std::to_string(omp_get_max_threads()) +
            (sharded_ ? ", LAMB sharded over " + std::to_string(group_.parts) + " ranks" +
                            (group_.copies > 1 ? " per node" : "")

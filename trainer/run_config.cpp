@@ -7,19 +7,39 @@
 namespace bert::trainer {
 namespace {
 
-// Sets a RunConfig field from a scalar's text (a default) or a YAML node (a value read).
+// Sets a RunConfig field from a scalar's text (a default) or a YAML node (a value read); false when the
+// text is not one of a Precision's names ("" keeps the field: run.precision's default is the backend's).
 struct FieldSetter {
   RunConfig& c;
   const YAML::Node& n;
   template <class T>
-  void operator()(T RunConfig::*m) const { c.*m = n.as<T>(); }
+  bool operator()(T RunConfig::*m) const {
+    c.*m = n.as<T>();
+    return true;
+  }
+  bool operator()(Precision RunConfig::*m) const {
+    if (n.Scalar().empty()) return true;
+    const auto p = parse_precision(n.Scalar());
+    if (p) c.*m = *p;
+    return p.has_value();
+  }
 };
+
+std::string names(const std::vector<std::string>& v) {
+  std::string all;
+  for (const std::string& x : v) all += (all.empty() ? "" : ", ") + x;
+  return all;
+}
 
 const char* expected(const Member& m) {
   if (std::holds_alternative<std::string RunConfig::*>(m)) return "a string";
   if (std::holds_alternative<double RunConfig::*>(m)) return "a number";
   if (std::holds_alternative<bool RunConfig::*>(m)) return "true or false";
   if (std::holds_alternative<uint64_t RunConfig::*>(m)) return "a non-negative integer";
+  if (std::holds_alternative<Precision RunConfig::*>(m)) {
+    static const std::string one_of = "one of " + names(precision_names());
+    return one_of.c_str();
+  }
   return "an integer";
 }
 
@@ -35,11 +55,12 @@ class Reader {
   void set(const RunConfigKey& k, const YAML::Node& n, RunConfig& c) const {
     if (n.IsNull()) return;  // null keeps the default
     if (!n.IsScalar()) fail(n, k.name, std::string("expected ") + expected(k.member));
+    bool ok = false;
     try {
-      std::visit(FieldSetter{c, n}, k.member);
+      ok = std::visit(FieldSetter{c, n}, k.member);
     } catch (const YAML::Exception&) {
-      fail(n, k.name, std::string("expected ") + expected(k.member) + ", got '" + n.Scalar() + "'");
     }
+    if (!ok) fail(n, k.name, std::string("expected ") + expected(k.member) + ", got '" + n.Scalar() + "'");
   }
 
  private:
@@ -69,6 +90,7 @@ void validate(const Reader& r, const YAML::Node& root, const RunConfig& c) {
 
 RunConfig::RunConfig() {
   for (const RunConfigKey& k : run_config_keys()) std::visit(FieldSetter{*this, YAML::Node(k.def)}, k.member);
+  precision = default_precision(backend);
 }
 
 RunConfig load_run_config(const std::string& path) {
@@ -82,8 +104,7 @@ RunConfig load_run_config(const std::string& path) {
     throw UserError(Loc{path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) throw UserError(path + ": run config must be a mapping of groups (model, data, ...)");
-  std::string groups;
-  for (const std::string& g : run_config_groups()) groups += (groups.empty() ? "" : ", ") + g;
+  const std::string groups = names(run_config_groups());
   RunConfig c;
   for (const auto& group : root) {
     const std::string g = group.first.as<std::string>();
@@ -99,7 +120,9 @@ RunConfig load_run_config(const std::string& path) {
       r.set(*k, kv.second, c);
     }
   }
-  if (c.precision.empty()) c.precision = c.backend == "cuda" ? "bf16" : "fp32";
+  const YAML::Node run = root["run"];
+  const YAML::Node given = run && run.IsMap() ? run["precision"] : YAML::Node();
+  if (!given || given.IsNull() || given.Scalar().empty()) c.precision = default_precision(c.backend);
   validate(r, root, c);
   return c;
 }

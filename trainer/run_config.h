@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/user_error.h"
+#include "trainer/precision.h"
 
 namespace bert::trainer {
 
@@ -48,8 +49,9 @@ struct RunConfig {
   double target_accuracy;
   // run
   uint64_t seed;
-  std::string precision;             // fp32 | bf16; load_run_config: "" -> the backend's (cpu fp32, cuda bf16)
-                                     // cpu: fp32 only (load_run_config); cuda: bf16 only (at trainer start)
+  Precision precision;               // trainer/precision.h; not given: the backend's (default_precision)
+  int fp8_amax_history;              // fp8: amax history length of the delayed scaling (Transformer Engine: 1)
+  int fp8_margin;                    // fp8: scale = fp8 max / amax / 2^margin (Transformer Engine: 0)
   std::string backend;               // cpu | cuda
   int threads;                       // CPU threads per rank (0 = from affinity)
   std::string rendezvous_dir;        // local launches: file rendezvous for the CPU collective

@@ -74,8 +74,12 @@ std::vector<RunConfigKey> make_keys() {
       real("stopping.target_accuracy", "0.72", {0, 1, true, true}, &R::target_accuracy, "benchmark.target_accuracy",
            "masked-LM accuracy target"),
       integer("run.seed", "0", 0, 18446744073709551615.0, &R::seed, "", "random seed (the harness: one per experiment)"),
-      automatic(oneof("run.precision", "", {"fp32", "bf16"}, &R::precision, "benchmark.precision",
-                      "math precision: auto = fp32 on the cpu backend, bf16 on cuda")),
+      automatic(oneof("run.precision", "", precision_names(), &R::precision, "benchmark.precision",
+                      "math precision: auto = fp32 on the cpu backend, bf16 on cuda; fp8: cuda on H100/H200-class GPUs")),
+      integer("run.fp8_amax_history", "1", 1, 1024, &R::fp8_amax_history, "benchmark.fp8_amax_history",
+              "fp8: steps of absolute maxima a tensor's scale is taken from (Transformer Engine's delayed scaling)"),
+      integer("run.fp8_margin", "0", 0, 32, &R::fp8_margin, "benchmark.fp8_margin",
+              "fp8: scale = fp8 max / amax / 2^margin (headroom in powers of two)"),
       automatic(oneof("run.backend", "cpu", {"cpu", "cuda"}, &R::backend, "benchmark.backend",
                       "trainer backend (auto: cuda when the node has GPUs)")),
       integer("run.threads", "0", 0, 4096, &R::threads, "benchmark.threads", "CPU threads per rank (0 = from the binding)"),
@@ -103,8 +107,8 @@ std::string RunConfigKey::problem(const RunConfig& c) const {
             all += (all.empty() ? "" : ", ") + x;
           }
           return "'" + v + "' is not one of " + all;
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return "";
+        } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Precision>) {
+          return "";  // a Precision is parsed (and refused) where it is read
         } else {
           char text[32];
           if constexpr (std::is_floating_point_v<T>) std::snprintf(text, sizeof text, "%.10g", v);

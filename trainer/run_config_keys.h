@@ -18,12 +18,12 @@ namespace bert::trainer {
 enum class KeyType { String, Int, Float, Bool, Enum };
 
 using Member = std::variant<std::string RunConfig::*, int RunConfig::*, int64_t RunConfig::*, uint64_t RunConfig::*,
-                            double RunConfig::*, bool RunConfig::*>;
+                            double RunConfig::*, bool RunConfig::*, Precision RunConfig::*>;
 
 struct RunConfigKey {
   std::string name;                  // in the run config: "optimizer.learning_rate"
   KeyType type = KeyType::String;
-  std::string def;                   // default as YAML text ("" = empty; run.precision: from the backend)
+  std::string def;                   // default as YAML text ("" = empty; run.precision: "" = from the backend)
   Range range;                       // Int, Float
   std::vector<std::string> choices;  // Enum
   std::string doc;

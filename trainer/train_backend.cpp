@@ -20,23 +20,28 @@ optim::LrSchedule lr_schedule(const RunConfig& cfg) {
 }
 
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
-  if (cfg.backend == "cpu" && cfg.precision == "bf16") {
+  // A valid run config (hand-written; the harness resolves precision per backend) that this backend cannot run.
+  if (const std::string problem = precision_problem(cfg.precision, cfg.backend); !problem.empty())
+    throw RunConfigError(config_path + ": run.precision: " + to_string(cfg.precision) +
+                         " is not implemented on run.backend: " + cfg.backend + "; " + problem);
+  if (cfg.backend == "cpu" && cfg.precision == Precision::bf16) {
     std::string isa;
     if (!cpu::cpu_has_bf16_matmul(&isa))
       throw RunConfigError(config_path + ": run.precision: bf16 on run.backend: cpu needs a CPU with bf16 matrix "
                            "instructions (avx512_bf16 or AMX-BF16); this one has " + isa + "; use run.precision: fp32");
   }
   if (cfg.backend != "cuda") return;
-  // A valid run config (hand-written; the harness resolves precision per backend) that this CUDA backend cannot run.
-  if (!cfg.precision.empty() && cfg.precision != "bf16")  // "": not loaded from a file, the default
-    throw RunConfigError(config_path + ": run.precision: " + cfg.precision +
-                         " is not implemented on run.backend: cuda (it computes in bf16 with fp32 master weights "
-                         "and optimizer); use run.precision: bf16");
 #ifdef BERT_TRAINER_HAVE_CUDA
   const std::string problem = cuda_device_problem();
   if (!problem.empty())
     throw RunConfigError(config_path + ": run.backend: cuda, but there is no CUDA device (" + problem +
                          "); use run.backend: cpu on this machine");
+  if (cfg.precision == Precision::fp8) {
+    const std::string fp8 = cuda_fp8_problem();
+    if (!fp8.empty())
+      throw RunConfigError(config_path + ": run.precision: fp8 needs GPUs with FP8 matrix units (compute capability "
+                           "8.9 or later: H100, H200, L40S, ...); " + fp8 + "; use run.precision: bf16");
+  }
 #else
   throw RunConfigError(config_path + ": run.backend: cuda, but this trainer was built without CUDA (the CUDA "
                        "backend is trainer-cuda, built when nvcc is found); use run.backend: cpu or trainer-cuda");

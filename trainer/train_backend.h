@@ -67,8 +67,9 @@ struct BackendContext {
 };
 
 // Fails early, before any rendezvous, when cfg.backend cannot run in this build or on this machine:
-// RunConfigError naming the config file and the key (cuda with a precision other than bf16; cuda
-// without CUDA in the build, or without a CUDA device).
+// RunConfigError naming the config file and the key (a precision the backend does not compute in, cpu
+// bf16 without bf16 instructions, fp8 on GPUs without FP8 matrix units; cuda without CUDA in the build,
+// or without a CUDA device).
 void check_backend_available(const RunConfig& cfg, const std::string& config_path);
 
 // The backend cfg.backend names (check_backend_available first).

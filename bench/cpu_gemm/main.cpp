@@ -104,7 +104,7 @@ nlohmann::json run_shape(const Shape& s, int reps, int threads, dnnl::engine& en
   if (bert::cpu::blas_library() == bert::cpu::BlasLibrary::mkl) {
     const double t = best_seconds(reps, [&] {
       bert::cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f,
-                      c.data(), s.n);
+                      c.data(), s.n, bert::cpu::MatmulPrecision::fp32);
     });
     checked(mkl, "gflops", flop / 1e9 / t, max_rel_diff(reference, c), kFp32Tolerance);
   } else {

@@ -67,7 +67,8 @@ double median(std::vector<double> v) {
 // gradient xᵀ·dy (h × 4h × tokens, A transposed). In bf16 both operands are pre-rounded (registered
 // copies), as the weights and the reused activations are in the step: the rate without per-call
 // rounding, an upper bound for the floor. Best of `reps` after one untimed call; GFLOP/s per shape.
-nlohmann::json calibrate_gemm(int tokens, int hidden, int intermediate, int reps, double* peak_gflops) {
+nlohmann::json calibrate_gemm(int tokens, int hidden, int intermediate, int reps, bert::cpu::MatmulPrecision precision,
+                              double* peak_gflops) {
   struct Shape {
     const char* what;
     bool ta;
@@ -85,12 +86,12 @@ nlohmann::json calibrate_gemm(int tokens, int hidden, int intermediate, int reps
     for (auto& x : a) x = nd(g);
     for (auto& x : b) x = nd(g);
     bert::cpu::Bf16Copy a16, b16;
-    const bert::cpu::ScopedBf16 ra(a16, a.data(), a.size()), rb(b16, b.data(), b.size());
+    const bert::cpu::ScopedBf16 ra(a16, a.data(), a.size(), precision), rb(b16, b.data(), b.size(), precision);
     const int lda = s.ta ? s.m : s.k;
     double best = 1e30;
     for (int r = 0; r <= reps; ++r) {
       const auto t0 = Clock::now();
-      bert::cpu::gemm(s.ta, false, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), s.n, 0.0f, c.data(), s.n);
+      bert::cpu::gemm(s.ta, false, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), s.n, 0.0f, c.data(), s.n, precision);
       if (r > 0) best = std::min(best, seconds(t0, Clock::now()));
     }
     const double gflops = 2.0 * s.m * s.n * s.k / 1e9 / best;
@@ -149,14 +150,15 @@ int run(int argc, char** argv) {
       std::cerr << "cpu_step: --precision bf16 needs avx512_bf16 or AMX-BF16; this CPU has " << isa << "\n";
       return 2;
     }
-    bert::cpu::set_matmul_precision(bert::cpu::MatmulPrecision::bf16);
   }
+  const bert::cpu::MatmulPrecision matmul =
+      precision == "bf16" ? bert::cpu::MatmulPrecision::bf16 : bert::cpu::MatmulPrecision::fp32;
   bert::model::BertConfig cfg = bert::model::bert_config_for_size(size);
   cfg.vocab_size = vocab;
   const bert::model::ParamLayout layout = bert::model::make_param_layout(cfg);
   std::vector<float> params, grads(layout.total, 0.0f);
   bert::model::init_params(layout, seed, params);
-  bert::cpu::BertCpu model(layout);
+  bert::cpu::BertCpu model(layout, matmul);
   bert::optim::Lamb lamb(layout, bert::optim::LambHyper{});
   bert::cpu::Bf16Copy params16;  // as CpuBackend: bf16 runs read the weights' copy LAMB rounds once per step
   if (precision == "bf16") params16.refresh(params.data(), params.size());
@@ -205,7 +207,7 @@ int run(int argc, char** argv) {
   const double med = median(step_s);
   double peak_gflops = 0;
   const nlohmann::json calibration = calibrate_gemm(static_cast<int>(std::lround(median(tokens))), cfg.hidden,
-                                                    cfg.intermediate, gemm_reps, &peak_gflops);
+                                                    cfg.intermediate, gemm_reps, matmul, &peak_gflops);
   const double gemm_gflop_per_step = median(gemm_gflop), floor_s = gemm_gflop_per_step / peak_gflops;
   std::cout << nlohmann::json{{"bench", "cpu_step"},
                               {"implementation", "ours"},

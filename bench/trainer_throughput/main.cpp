@@ -1,12 +1,15 @@
 // trainer_throughput: steady-state training throughput of the CUDA BERT trainer on one GPU
-// (forward + backward + fused LAMB per step, bf16 compute), in sequences/s and model FLOP utilisation.
+// (forward + backward + fused LAMB per step), in sequences/s and model FLOP utilisation.
 //   trainer_throughput --mode padded|packed [--size large] [--rows N] [--steps 20] [--warmup 5] [--no-graph]
+//                      [--precision bf16|fp8]
 //   trainer_throughput --mode packed --dump-batches FILE   (the batches as JSON, for bench/peers/hf_bert.py)
 //   trainer_throughput ... --profile [--profile-steps 3]   (then each op class's time and floor:
 //                          a table on stderr, "profile" in the JSON; see profile_report.h)
 // Prints one JSON object. MFU = model FLOPs / step time / peak, model FLOPs counted as trainer.md §6.4
 // (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head;
 // trainer/model/step_costs.h).
+// --precision fp8 (run.precision fp8: the encoder's dense GEMMs in FP8) measures bf16 first, on the
+// same batches in the same process, and reports both and fp8_over_bf16 (the goal: >= 1.3).
 #include <cuda_runtime.h>
 
 #include <CLI/CLI.hpp>
@@ -24,6 +27,7 @@
 #include "bench/trainer_throughput/profile_report.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/cuda_model.h"
+#include "trainer/cuda/fp8_gemm.h"
 #include "trainer/cuda/op_timer.h"
 #include "trainer/cuda/train_step.h"
 #include "trainer/model/config.h"
@@ -72,10 +76,55 @@ nlohmann::json run_profile(bert::cuda::CudaTrainStep& trainer, const std::vector
   return bench::profile_json(in);
 }
 
+// Times warmup + steps optimizer steps (each: the batch's host-to-device copy, ~0.3 MB, and the whole
+// step); throughput from the median step time and the mean work per step.
+nlohmann::json measure(bert::cuda::CudaTrainStep& trainer, const std::vector<Batch>& batches,
+                       const bert::model::BertConfig& cfg, int warmup, int steps) {
+  cudaStream_t stream = trainer.model().stream();
+  cudaEvent_t e0, e1;
+  BERT_CUDA_CHECK(cudaEventCreate(&e0));
+  BERT_CUDA_CHECK(cudaEventCreate(&e1));
+  std::vector<double> ms;
+  double seqs = 0, tflop = 0, loss = 0;
+  for (int i = 0; i < warmup + steps; ++i) {
+    const Batch& b = batches[static_cast<size_t>(i) % batches.size()];
+    BERT_CUDA_CHECK(cudaEventRecord(e0, stream));
+    trainer.step(b, static_cast<uint32_t>(i));
+    BERT_CUDA_CHECK(cudaEventRecord(e1, stream));
+    BERT_CUDA_CHECK(cudaEventSynchronize(e1));
+    float t = 0;
+    BERT_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    if (i >= warmup) {
+      ms.push_back(t);
+      seqs += b.num_sequences;
+      tflop += model_tflop_per_step(cfg, b);
+    }
+    if (i + 1 == warmup + steps) loss = trainer.stats().loss;
+  }
+  BERT_CUDA_CHECK(cudaEventDestroy(e0));
+  BERT_CUDA_CHECK(cudaEventDestroy(e1));
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  double total_ms = 0;
+  for (double t : ms) total_ms += t;
+  const double seq_per_step = seqs / steps, tflop_per_step = tflop / steps;
+  int64_t tokens = 0;
+  for (const auto& b : batches) tokens += bert::bench::real_tokens(b);
+  return {{"sequences_per_step", seq_per_step},
+          {"mean_real_tokens_per_sequence", static_cast<double>(tokens) / (seq_per_step * batches.size())},
+          {"step_ms_median", median},
+          {"step_ms_min", sorted.front()},
+          {"step_ms_mean", total_ms / steps},
+          {"seq_per_s", seq_per_step / (median / 1e3)},
+          {"model_tflop_per_step", tflop_per_step},
+          {"model_tflops", tflop_per_step / (median / 1e3)},
+          {"last_loss", loss}};
+}
 
 int run(int argc, char** argv) {
   CLI::App app{"CUDA BERT training throughput (one GPU)"};
-  std::string mode = "packed", size = "large", dump;
+  std::string mode = "packed", size = "large", dump, precision = "bf16";
   int rows = 0, seq_len = 512, steps = 20, warmup = 5, nbatches = 4;
   double peak = 989.4;
   uint64_t seed = 1;
@@ -89,8 +138,10 @@ int run(int argc, char** argv) {
   app.add_option("--steps", steps, "timed steps")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", warmup, "untimed steps first")->check(CLI::Range(0, 1000));
   app.add_option("--batches", nbatches, "distinct batches rotated through")->check(CLI::Range(1, 64));
-  app.add_option("--peak-tflops", peak, "dense bf16 peak for MFU (H100/H200 SXM spec: 989.4)");
+  app.add_option("--peak-tflops", peak, "dense bf16 peak for MFU (H100/H200 SXM spec: 989.4; fp8 runs too)");
   app.add_option("--seed", seed, "batch and weight seed");
+  app.add_option("--precision", precision, "bf16 | fp8 (the encoder's dense GEMMs in FP8; measures bf16 too)")
+      ->check(CLI::IsMember({"bf16", "fp8"}));
   app.add_flag("--no-graph", no_graph, "queue every step eagerly instead of replaying a captured CUDA graph");
   app.add_flag("--profile", profile,
                "after the timed steps: each op class's device time per step and its floor (table on stderr, "
@@ -133,6 +184,11 @@ int run(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   BERT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  if (precision == "fp8" && !bert::cuda::has_fp8_matrix_units(prop.major, prop.minor)) {
+    std::cerr << "trainer_throughput: --precision fp8 needs FP8 matrix units (sm_89, sm_90 and later); " << prop.name
+              << " is sm_" << prop.major << prop.minor << "\n";
+    return 2;
+  }
 
   const auto layout = bert::model::make_param_layout(cfg);
   std::vector<float> params;
@@ -142,63 +198,34 @@ int run(int argc, char** argv) {
     max_seqs = std::max(max_seqs, b.num_sequences);
     max_masked = std::max(max_masked, b.num_masked());
   }
-  bert::cuda::TrainStepOptions opt;
-  opt.lamb.schedule.base_lr = 1e-4;
-  opt.lamb.schedule.total_steps = 1000000;
-  opt.dropout_seed = seed;
-  opt.use_graph = !no_graph;
-  bert::cuda::CudaTrainStep trainer(layout, bert::cuda::CudaModelLimits{rows, seq_len, max_seqs, max_masked}, opt);
-  trainer.set_params(params);
-  cudaStream_t stream = trainer.model().stream();
-  cudaEvent_t e0, e1;
-  BERT_CUDA_CHECK(cudaEventCreate(&e0));
-  BERT_CUDA_CHECK(cudaEventCreate(&e1));
-
-  // Timed per step: the batch's host-to-device copy (~0.3 MB) and the whole optimizer step.
-  std::vector<double> ms;
-  double seqs = 0, tflop = 0, loss = 0;
-  for (int i = 0; i < warmup + steps; ++i) {
-    const Batch& b = batches[static_cast<size_t>(i) % batches.size()];
-    BERT_CUDA_CHECK(cudaEventRecord(e0, stream));
-    trainer.step(b, static_cast<uint32_t>(i));
-    BERT_CUDA_CHECK(cudaEventRecord(e1, stream));
-    BERT_CUDA_CHECK(cudaEventSynchronize(e1));
-    float t = 0;
-    BERT_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-    if (i >= warmup) {
-      ms.push_back(t);
-      seqs += b.num_sequences;
-      tflop += model_tflop_per_step(cfg, b);
-    }
-    if (i + 1 == warmup + steps) loss = trainer.stats().loss;
+  const std::vector<std::string> precisions =
+      precision == "fp8" ? std::vector<std::string>{"bf16", "fp8"} : std::vector<std::string>{"bf16"};
+  nlohmann::json runs = nlohmann::json::object();
+  for (const std::string& p : precisions) {
+    bert::cuda::TrainStepOptions opt;
+    opt.lamb.schedule.base_lr = 1e-4;
+    opt.lamb.schedule.total_steps = 1000000;
+    opt.dropout_seed = seed;
+    opt.use_graph = !no_graph;
+    bert::cuda::CudaModelLimits lim{rows, seq_len, max_seqs, max_masked};
+    lim.fp8.enabled = p == "fp8";
+    bert::cuda::CudaTrainStep trainer(layout, lim, opt);  // one model at a time: Large at 48 packs twice may not fit
+    trainer.set_params(params);
+    runs[p] = measure(trainer, batches, cfg, warmup, steps);
+    runs[p]["cuda_graphs"] = trainer.graph_captured();
+    if (profile && p == precision)
+      runs[p]["profile"] = run_profile(trainer, batches, warmup + steps, profile_steps, !no_graph,
+                                       runs[p]["step_ms_median"].get<double>(), cfg, static_cast<int64_t>(layout.total));
   }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2];
-  double total_ms = 0;
-  for (double t : ms) total_ms += t;
-  const double seq_per_step = seqs / steps, tflop_per_step = tflop / steps;
-  // Throughput from the median step time and the mean work per step.
-  const double seq_s = seq_per_step / (median / 1e3);
-  const double tflops = tflop_per_step / (median / 1e3);
-  int64_t tokens = 0;
-  for (const auto& b : batches) tokens += bert::bench::real_tokens(b);
-  nlohmann::json out = {
-      {"bench", "trainer_throughput"}, {"implementation", "bert_cuda"},
-      {"device", prop.name},           {"model", size},
-      {"mode", mode},                  {"rows", rows},
-      {"seq_len", seq_len},            {"sequences_per_step", seq_per_step},
-      {"mean_real_tokens_per_sequence", static_cast<double>(tokens) / (seq_per_step * batches.size())},
-      {"steps", steps},                {"warmup", warmup},
-      {"step_ms_median", median},      {"step_ms_min", sorted.front()},
-      {"step_ms_mean", total_ms / steps},
-      {"seq_per_s", seq_s},            {"model_tflop_per_step", tflop_per_step},
-      {"model_tflops", tflops},        {"peak_tflops", peak},
-      {"mfu", tflops / peak},          {"last_loss", loss},
-      {"cuda_graphs", trainer.graph_captured()}};
-  if (profile)
-    out["profile"] = run_profile(trainer, batches, warmup + steps, profile_steps, !no_graph, median, cfg,
-                                 static_cast<int64_t>(layout.total));
+  nlohmann::json out = runs[precision];
+  out.update(nlohmann::json{{"bench", "trainer_throughput"}, {"implementation", "bert_cuda"}, {"precision", precision},
+                            {"device", prop.name}, {"model", size}, {"mode", mode}, {"rows", rows},
+                            {"seq_len", seq_len}, {"steps", steps}, {"warmup", warmup}, {"peak_tflops", peak}});
+  out["mfu"] = out["model_tflops"].get<double>() / peak;
+  if (precision == "fp8") {
+    out["bf16"] = runs["bf16"];
+    out["fp8_over_bf16"] = out["seq_per_s"].get<double>() / runs["bf16"]["seq_per_s"].get<double>();
+  }
   std::cout << out.dump() << std::endl;
   return 0;
 }

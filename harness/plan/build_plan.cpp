@@ -10,6 +10,7 @@
 #include "harness/plan/closed_division.h"
 #include "harness/launch/launcher.h"
 #include "harness/plan/data_setup.h"
+#include "harness/plan/gpu_fp8.h"
 #include "harness/plan/host_tool.h"
 #include "harness/plan/launch_commands.h"
 #include "harness/plan/node_layout.h"
@@ -158,14 +159,18 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   std::string backend = cfg.str("benchmark.backend");
   in.backend = backend == "auto" ? (gpu_ranks ? "cuda" : "cpu") : backend;
   if (in.backend == "cuda" && !gpu_ranks) cfg.fail("benchmark.backend", "cuda needs GPU ranks (binding.unit gpu)");
-  // The CPU trainer computes in fp32 or with bf16 GEMMs (its own check: the CPU needs avx512_bf16/AMX);
-  // the CUDA trainer in bf16 with fp32 master weights.
+  // Which backend computes in which precision is trainer/precision.h's table; what the machine must offer
+  // (bf16 instructions, FP8 matrix units) the trainer checks where it runs, and the GPU model's FP8 units here.
   const std::string precision = cfg.str("benchmark.precision");
-  const std::string native = in.backend == "cuda" ? "bf16" : "fp32";
-  in.precision = precision == "auto" ? native : precision;
-  if (in.precision != native && !(in.backend == "cpu" && in.precision == "bf16"))
-    cfg.fail("benchmark.precision", precision + " with the " + in.backend + " backend: the " + in.backend +
-                                            " trainer computes in " + native + " (leave precision at auto)");
+  in.precision = precision == "auto" ? trainer::default_precision(in.backend) : *trainer::parse_precision(precision);
+  if (const std::string problem = trainer::precision_problem(in.precision, in.backend); !problem.empty())
+    cfg.fail("benchmark.precision", precision + " with the " + in.backend + " backend: " + problem);
+  if (in.precision == trainer::Precision::fp8) {
+    const GpuFp8 fp8 = gpu_fp8(cfg.str("system.accelerator_model_name"));
+    if (!fp8.known || !fp8.has_fp8)
+      cfg.fail("benchmark.precision", "fp8 needs GPUs with FP8 matrix units (compute capability 8.9 or later); " +
+                                          fp8.why + "; use bf16");
+  }
   // The CUDA trainer clips the allreduced gradients (its NCCL buckets overlap the backward pass, so the
   // local norm is not known before they start); RULES allow either order.
   in.clip_after_allreduce = in.backend == "cuda" || cfg.flag("benchmark.clip_after_allreduce");

@@ -4,6 +4,7 @@
 
 #include "container/runtime.h"
 #include "harness/launch/launcher.h"
+#include "harness/plan/gpu_fp8.h"
 #include "harness/plan/walltime.h"
 #include "harness/plan/print_trainer.h"
 
@@ -109,6 +110,10 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      tc["optimizer"]["learning_rate"].get<double>(), tc["optimizer"]["max_steps"].get<long long>(),
                      p.target_accuracy, tc["run"]["backend"].get<std::string>(),
                      tc["run"]["precision"].get<std::string>());
+  if (p.trainer_run.kind != "external" && tc["run"]["backend"].get<std::string>() == "cuda") {  // can fp8 run here
+    const GpuFp8 fp8 = gpu_fp8(p.system_json.value("accelerator_model_name", std::string()));
+    out += fmt::format("fp8         {}: benchmark.precision fp8 {}\n", fp8.why, fp8.has_fp8 ? "runs here" : "is refused");
+  }
   out += fmt::format("trainer     {} ({})\n", p.trainer_program, p.trainer_status);
   if (!p.rcp.empty()) out += "rcp         " + p.rcp + "\n";
   std::string seeds;

@@ -42,7 +42,7 @@ json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInput
       {"data.eval_file", in.eval_file},
       {"optimizer.clip_after_allreduce", in.clip_after_allreduce},
       {"run.seed", plan.experiment.seeds.empty() ? 0 : plan.experiment.seeds.front()},
-      {"run.precision", in.precision},
+      {"run.precision", trainer::to_string(in.precision)},
       {"run.backend", in.backend},
       {"run.rendezvous_dir", in.rendezvous_dir},
       {"submission.submission_org", submitter.empty() ? "SUBMISSION_ORG_PLACEHOLDER" : submitter},

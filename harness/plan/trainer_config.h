@@ -3,6 +3,7 @@
 #pragma once
 #include "harness/config/config.h"
 #include "harness/plan/plan.h"
+#include "trainer/precision.h"
 
 namespace bert::harness {
 
@@ -11,7 +12,7 @@ struct TrainerInputs {
   std::string train_dir, eval_file, checkpoint;  // as the trainer sees them (container paths inside a container)
   std::string rendezvous_dir;                    // local launches only
   std::string backend;                           // cpu | cuda (auto resolved)
-  std::string precision;                         // fp32 (cpu) | bf16 (cuda) (auto resolved)
+  trainer::Precision precision = trainer::Precision::fp32;  // auto resolved (trainer/precision.h)
   bool clip_after_allreduce = false;             // always on the cuda backend
 };
 

@@ -52,8 +52,6 @@ void dropped_row_bf16(const float* p, const uint8_t* keep, float keep_scale, uin
   round_to_bf16(row.data(), out, static_cast<size_t>(n));
 }
 
-bool bf16_math() { return matmul_precision() == MatmulPrecision::bf16; }
-
 // One row through dropout and softmax, in place: g = dP_dropped in, dS out.
 BERT_CPU_CLONES void softmax_dropout_backward_row(const float* pr, const uint8_t* kr, float keep_scale, float scale,
                                                   float* g, int n) {
@@ -68,11 +66,12 @@ BERT_CPU_CLONES void softmax_dropout_backward_row(const float* pr, const uint8_t
 }  // namespace
 
 void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v, float* probs, uint8_t* keep,
-                       Output ctx, const model::DropoutStream& rng, float p, AttentionDropped saved) {
+                       Output ctx, const model::DropoutStream& rng, float p, MatmulPrecision precision,
+                       AttentionDropped saved) {
   const int hidden = s.heads * s.head_dim, d = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);
-  const bool bf16 = bf16_math();
+  const bool bf16 = precision == MatmulPrecision::bf16;
   OmpErrors errors;
 #pragma omp parallel
   {
@@ -89,7 +88,7 @@ void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v,
         const Operand qh = q + (static_cast<size_t>(b.q0) * hidden + h * d);
         const Operand kh = k + (static_cast<size_t>(b.t0) * hidden + h * d);
         const Operand vh = v + (static_cast<size_t>(b.t0) * hidden + h * d);
-        gemm_on_thread(false, true, nq, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len);
+        gemm_on_thread(false, true, nq, len, d, scale, qh, hidden, kh, hidden, 0.0f, pb, len, precision);
         float* dropped = saved.f32 ? saved.f32 + b.prob : nullptr;
         uint16_t* dropped16 = saved.bf16 ? saved.bf16 + b.prob : nullptr;
         if (bf16 && !dropped16) scratch16.resize(static_cast<size_t>(nq) * len), dropped16 = scratch16.data();
@@ -111,9 +110,9 @@ void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v,
         }
         const Output ch = ctx + (static_cast<size_t>(b.q0) * hidden + h * d);
         if (bf16)
-          gemm_on_thread(false, false, nq, d, len, 1.0f, dropped16, len, vh, hidden, 0.0f, ch, hidden);
+          gemm_on_thread(false, false, nq, d, len, 1.0f, dropped16, len, vh, hidden, 0.0f, ch, hidden, precision);
         else
-          gemm_on_thread(false, false, nq, d, len, 1.0f, dropped, len, vh, hidden, 0.0f, ch, hidden);
+          gemm_on_thread(false, false, nq, d, len, 1.0f, dropped, len, vh, hidden, 0.0f, ch, hidden, precision);
       });
     }
   }
@@ -122,11 +121,11 @@ void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v,
 
 void attention_backward(const AttentionShape& s, Operand q, Operand k, Operand v, const float* probs,
                         const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv, float p,
-                        AttentionDropped saved) {
+                        MatmulPrecision precision, AttentionDropped saved) {
   const int hidden = s.heads * s.head_dim, d = s.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float keep_scale = 1.0f / (1.0f - p);
-  const bool bf16 = bf16_math();
+  const bool bf16 = precision == MatmulPrecision::bf16;
   OmpErrors errors;
 #pragma omp parallel
   {
@@ -155,11 +154,12 @@ void attention_backward(const AttentionShape& s, Operand q, Operand k, Operand v
         };
         if (bf16)
           gemm_on_thread(true, false, len, d, nq, 1.0f, kept_or_again(saved.bf16, scratch16, dropped_row_bf16), len,
-                         dctx + aq, hidden, 0.0f, dv + at, hidden);
+                         dctx + aq, hidden, 0.0f, dv + at, hidden, precision);
         else
           gemm_on_thread(true, false, len, d, nq, 1.0f, kept_or_again(saved.f32, scratch, dropped_row), len, dctx + aq,
-                         hidden, 0.0f, dv + at, hidden);
-        gemm_on_thread(false, true, nq, len, d, 1.0f, dctx + aq, hidden, v + at, hidden, 0.0f, ds.data(), len);
+                         hidden, 0.0f, dv + at, hidden, precision);
+        gemm_on_thread(false, true, nq, len, d, 1.0f, dctx + aq, hidden, v + at, hidden, 0.0f, ds.data(), len,
+                       precision);
         // Through dropout and softmax: dS = P ⊙ (dP − Σ_j P·dP) · scale, dP = dP_dropped·keep·keep_scale.
         // bf16: each row of dS rounded once for both products below, while it is in L1.
         if (bf16) ds16.resize(ll);
@@ -170,11 +170,15 @@ void attention_backward(const AttentionShape& s, Operand q, Operand k, Operand v
         }
         // dQ = dS·K;  dK = dSᵀ·Q
         if (bf16) {
-          gemm_on_thread(false, false, nq, d, len, 1.0f, ds16.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
-          gemm_on_thread(true, false, len, d, nq, 1.0f, ds16.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
+          gemm_on_thread(false, false, nq, d, len, 1.0f, ds16.data(), len, k + at, hidden, 0.0f, dq + aq, hidden,
+                         precision);
+          gemm_on_thread(true, false, len, d, nq, 1.0f, ds16.data(), len, q + aq, hidden, 0.0f, dk + at, hidden,
+                         precision);
         } else {
-          gemm_on_thread(false, false, nq, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f, dq + aq, hidden);
-          gemm_on_thread(true, false, len, d, nq, 1.0f, ds.data(), len, q + aq, hidden, 0.0f, dk + at, hidden);
+          gemm_on_thread(false, false, nq, d, len, 1.0f, ds.data(), len, k + at, hidden, 0.0f, dq + aq, hidden,
+                         precision);
+          gemm_on_thread(true, false, len, d, nq, 1.0f, ds.data(), len, q + aq, hidden, 0.0f, dk + at, hidden,
+                         precision);
         }
       });
     }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "trainer/cpu/gemm.h"
 #include "trainer/cpu/operand.h"
 #include "trainer/model/dropout_rng.h"
 
@@ -41,13 +42,14 @@ std::vector<int64_t> attention_prob_offsets(const int32_t* start, int num_seqs, 
                                             const int32_t* q_start = nullptr);
 
 // probs: softmax(QKᵀ/√d) before dropout; keep: the dropout mask (both saved for backward).
-// q, k, v and ctx may be bf16 (operand.h) in bf16 runs.
+// q, k, v and ctx may be bf16 (operand.h) in bf16 runs; precision bf16: the products in bf16.
 void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v, float* probs, uint8_t* keep,
-                       Output ctx, const model::DropoutStream& rng, float p, AttentionDropped dropped = {});
+                       Output ctx, const model::DropoutStream& rng, float p, MatmulPrecision precision,
+                       AttentionDropped dropped = {});
 // dq, dk, dv overwritten. `dropped`: the forward's, if it kept them.
 void attention_backward(const AttentionShape& s, Operand q, Operand k, Operand v, const float* probs,
                         const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv, float p,
-                        AttentionDropped dropped = {});
+                        MatmulPrecision precision, AttentionDropped dropped = {});
 
 // The same two ops as plain loops (attention_ref.cpp): the reference the GEMM form is tested against
 // (every row a query: q_start must be nullptr).

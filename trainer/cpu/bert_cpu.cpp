@@ -94,7 +94,8 @@ struct BertCpu::State {
   }
 };
 
-BertCpu::BertCpu(const model::ParamLayout& layout) : layout_(layout), st_(new State) {
+BertCpu::BertCpu(const model::ParamLayout& layout, MatmulPrecision precision)
+    : layout_(layout), precision_(precision), st_(new State) {
   st_->layers.resize(static_cast<size_t>(layout.config.layers));
   st_->kept.reset(new Bf16Copy[static_cast<size_t>(layout.config.layers) * State::kKept]);
 }
@@ -207,7 +208,7 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
   prepare_tokens(b, c, st);
   prepare_head_rows(st, c.heads);
   for (int l = 0; l < c.layers; ++l) st.release_kept(l);  // before any buffer they cover moves (fit)
-  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
+  const bool bf16 = precision_ == MatmulPrecision::bf16;
   const int T = st.T, H = c.hidden, I = c.intermediate, S = st.S, M = st.M;
   const size_t TH = static_cast<size_t>(T) * H;
   st.dropout = d.enabled;
@@ -255,20 +256,20 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
 
     if (bf16) st.kept16(l, State::kX).refresh(x, TH);
     if (bf16 && last) st.kept16(l, State::kXq).refresh(xq, nH);
-    linear_forward(xq, P + o.q_w, P + o.q_b, a.q.out(bf16), n, H, H);
-    linear_forward(x, P + o.k_w, P + o.k_b, a.k.out(bf16), T, H, H);
-    linear_forward(x, P + o.v_w, P + o.v_b, a.v.out(bf16), T, H, H);
-    attention_forward(ash, a.q.in(bf16), a.k.in(bf16), a.v.in(bf16), a.probs.data(), a.pkeep.data(),
-                      a.ctx.out(bf16), stream(l, 0), pa, a.kept_dropped(bf16));
-    linear_forward(a.ctx.in(bf16), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H);
+    linear_forward(xq, P + o.q_w, P + o.q_b, a.q.out(bf16), n, H, H, precision_);
+    linear_forward(x, P + o.k_w, P + o.k_b, a.k.out(bf16), T, H, H, precision_);
+    linear_forward(x, P + o.v_w, P + o.v_b, a.v.out(bf16), T, H, H, precision_);
+    attention_forward(ash, a.q.in(bf16), a.k.in(bf16), a.v.in(bf16), a.probs.data(), a.pkeep.data(), a.ctx.out(bf16),
+                      stream(l, 0), pa, precision_, a.kept_dropped(bf16));
+    linear_forward(a.ctx.in(bf16), P + o.ao_w, P + o.ao_b, st.dtmp.data(), n, H, H, precision_);
     dropout_forward(st.dtmp.data(), a.res1.data(), a.akeep.data(), tok_flat, n, H, stream(l, 1), ph);
     for (size_t i = 0; i < nH; ++i) a.res1[i] += xq[i];
     layernorm_forward(a.res1.data(), P + o.ao_ln_g, P + o.ao_ln_b, a.h1.data(), a.mean1.data(), a.rstd1.data(), n, H);
     if (bf16) st.kept16(l, State::kH1).refresh(a.h1.data(), nH);
-    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.out(bf16), n, H, I);
+    linear_forward(a.h1.data(), P + o.i_w, P + o.i_b, a.inter.out(bf16), n, H, I, precision_);
     bf16 ? gelu_forward(a.inter.b16.data(), a.act.b16.data(), nI)
          : gelu_forward(a.inter.f32.data(), a.act.f32.data(), nI);
-    linear_forward(a.act.in(bf16), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H);
+    linear_forward(a.act.in(bf16), P + o.o_w, P + o.o_b, st.dtmp.data(), n, I, H, precision_);
     dropout_forward(st.dtmp.data(), a.res2.data(), a.okeep.data(), tok_flat, n, H, stream(l, 2), ph);
     for (size_t i = 0; i < nH; ++i) a.res2[i] += a.h1[i];
     layernorm_forward(a.res2.data(), P + o.o_ln_g, P + o.o_ln_b, a.h2.data(), a.mean2.data(), a.rstd2.data(), n, H);
@@ -287,13 +288,13 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
   for (int m = 0; m < M; ++m)
     std::memcpy(st.mlm_in.data() + static_cast<size_t>(m) * H, x + static_cast<size_t>(st.mlm_src[m]) * H,
                 sizeof(float) * H);
-  linear_forward(st.mlm_in.data(), P + layout_.mlm_w, P + layout_.mlm_b, st.mlm_pre.data(), M, H, H);
+  linear_forward(st.mlm_in.data(), P + layout_.mlm_w, P + layout_.mlm_b, st.mlm_pre.data(), M, H, H, precision_);
   gelu_forward(st.mlm_pre.data(), st.mlm_act.data(), MH);
   layernorm_forward(st.mlm_act.data(), P + layout_.mlm_ln_g, P + layout_.mlm_ln_b, st.mlm_t.data(),
                     st.mlm_mean.data(), st.mlm_rstd.data(), M, H);
   for (int m = 0; m < M; ++m)
     std::memcpy(st.logits.data() + static_cast<size_t>(m) * V, P + layout_.mlm_out_bias, sizeof(float) * V);
-  gemm(false, true, M, V, H, 1.0f, st.mlm_t.data(), H, P + layout_.word_emb, H, 1.0f, st.logits.data(), V);
+  gemm(false, true, M, V, H, 1.0f, st.mlm_t.data(), H, P + layout_.word_emb, H, 1.0f, st.logits.data(), V, precision_);
   const CrossEntropyResult mlm = cross_entropy(st.logits.data(), st.mlm_label.data(), M, V, 0.0f, nullptr);
   stats.mlm_loss = M > 0 ? mlm.loss_sum / M : 0.0;
   stats.mlm_correct = mlm.correct;
@@ -304,13 +305,14 @@ model::StepStats BertCpu::forward(const data::Batch& b, const float* P, const mo
   for (int s = 0; s < S; ++s)
     std::memcpy(st.cls_in.data() + static_cast<size_t>(s) * H, x + static_cast<size_t>(st.cls_src[s]) * H,
                 sizeof(float) * H);
-  linear_forward(st.cls_in.data(), P + layout_.pool_w, P + layout_.pool_b, st.pooled.data(), S, H, H);
+  linear_forward(st.cls_in.data(), P + layout_.pool_w, P + layout_.pool_b, st.pooled.data(), S, H, H, precision_);
   for (size_t i = 0; i < static_cast<size_t>(S) * H; ++i) st.pooled[i] = std::tanh(st.pooled[i]);
   for (int s = 0; s < S; ++s) {
     st.nsp_logits[2 * s] = P[layout_.nsp_b];
     st.nsp_logits[2 * s + 1] = P[layout_.nsp_b + 1];
   }
-  gemm(false, true, S, 2, H, 1.0f, st.pooled.data(), H, P + layout_.nsp_w, H, 1.0f, st.nsp_logits.data(), 2);
+  gemm(false, true, S, 2, H, 1.0f, st.pooled.data(), H, P + layout_.nsp_w, H, 1.0f, st.nsp_logits.data(), 2,
+       precision_);
   const CrossEntropyResult nsp = cross_entropy(st.nsp_logits.data(), st.nsp_label.data(), S, 2, 0.0f, nullptr);
   stats.nsp_loss = S > 0 ? nsp.loss_sum / S : 0.0;
   stats.nsp_correct = nsp.correct;
@@ -325,7 +327,7 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
   const size_t TH = static_cast<size_t>(T) * H, TI = static_cast<size_t>(T) * I;
   const float ph = st.dropout ? c.hidden_dropout : 0.0f, pa = st.dropout ? c.attention_dropout : 0.0f;
   for (Vec* v : {&st.dx, &st.dtmp, &st.dtmp2, &st.dq, &st.dk, &st.dv, &st.dctx_buf, &st.dxq}) fit(*v, TH);
-  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
+  const bool bf16 = precision_ == MatmulPrecision::bf16;
   st.dinter.fit(bf16, TI), fit(st.dact, TI);
   // The heads' gradient lands on the last layer's output: st.NQ rows.
   std::fill(st.dx.begin(), st.dx.begin() + static_cast<std::ptrdiff_t>(st.NQ) * H, 0.0f);
@@ -349,16 +351,17 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     for (Vec* v : {&st.mlm_dt, &st.mlm_dact, &st.mlm_dpre, &st.mlm_din}) fit(*v, MH);
     float *dt = st.mlm_dt.data(), *dact = st.mlm_dact.data(), *dpre = st.mlm_dpre.data(), *din = st.mlm_din.data();
     {
-      const ScopedBf16 round_once(st.x16, dlogits, static_cast<size_t>(M) * V);  // bf16: read by both products
-      gemm(false, false, M, H, V, 1.0f, dlogits, V, P + layout_.word_emb, H, 0.0f, dt, H);
-      gemm(true, false, V, H, M, 1.0f, dlogits, V, st.mlm_t.data(), H, beta, G + layout_.word_emb, H);
+      // bf16: read by both products
+      const ScopedBf16 round_once(st.x16, dlogits, static_cast<size_t>(M) * V, precision_);
+      gemm(false, false, M, H, V, 1.0f, dlogits, V, P + layout_.word_emb, H, 0.0f, dt, H, precision_);
+      gemm(true, false, V, H, M, 1.0f, dlogits, V, st.mlm_t.data(), H, beta, G + layout_.word_emb, H, precision_);
     }
     add_column_sums(dlogits, G + layout_.mlm_out_bias, M, V, acc);
     layernorm_backward(st.mlm_act.data(), P + layout_.mlm_ln_g, st.mlm_mean.data(), st.mlm_rstd.data(), dt, dact,
                        G + layout_.mlm_ln_g, G + layout_.mlm_ln_b, M, H, acc);
     gelu_backward(st.mlm_pre.data(), dact, dpre, MH);
     linear_backward(st.mlm_in.data(), P + layout_.mlm_w, dpre, din, G + layout_.mlm_w, G + layout_.mlm_b, M, H, H,
-                    acc);
+                    precision_, acc);
     scatter_add_rows(din, st.mlm_src.data(), M, H, st.dx.data());
   }
   // NSP head + pooler.
@@ -367,12 +370,12 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     cross_entropy(dlog.data(), st.nsp_label.data(), S, 2, grad_scale / static_cast<float>(S), dlog.data());
     const size_t SH = static_cast<size_t>(S) * H;
     Vec dpool(SH), din(SH);
-    gemm(true, false, 2, H, S, 1.0f, dlog.data(), 2, st.pooled.data(), H, beta, G + layout_.nsp_w, H);
+    gemm(true, false, 2, H, S, 1.0f, dlog.data(), 2, st.pooled.data(), H, beta, G + layout_.nsp_w, H, precision_);
     add_column_sums(dlog.data(), G + layout_.nsp_b, S, 2, acc);
-    gemm(false, false, S, H, 2, 1.0f, dlog.data(), 2, P + layout_.nsp_w, H, 0.0f, dpool.data(), H);
+    gemm(false, false, S, H, 2, 1.0f, dlog.data(), 2, P + layout_.nsp_w, H, 0.0f, dpool.data(), H, precision_);
     for (size_t i = 0; i < SH; ++i) dpool[i] *= 1.0f - st.pooled[i] * st.pooled[i];
     linear_backward(st.cls_in.data(), P + layout_.pool_w, dpool.data(), din.data(), G + layout_.pool_w,
-                    G + layout_.pool_b, S, H, H, acc);
+                    G + layout_.pool_b, S, H, H, precision_, acc);
     scatter_add_rows(din.data(), st.cls_src.data(), S, H, st.dx.data());
   }
 
@@ -393,13 +396,13 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
                        G + o.o_ln_b, n, H, acc);
     std::memcpy(dh1, dres, sizeof(float) * nH);
     dropout_backward(dres, dres, a.okeep.data(), nH, ph);
-    linear_backward(a.act.in(bf16), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, acc);
+    linear_backward(a.act.in(bf16), P + o.o_w, dres, st.dact.data(), G + o.o_w, G + o.o_b, n, I, H, precision_, acc);
     if (bf16)  // GELU's backward writes the bf16 dy and sums the intermediate dense's bias gradient
       gelu_backward(a.inter.b16.data(), st.dact.data(), st.dinter.b16.data(), G + o.i_b, n, I, acc);
     else
       gelu_backward(a.inter.f32.data(), st.dact.data(), st.dinter.f32.data(), nI);
     linear_backward(a.h1.data(), P + o.i_w, st.dinter.in(bf16), dx, G + o.i_w, bf16 ? nullptr : G + o.i_b, n, H, I,
-                    acc);
+                    precision_, acc);
     for (size_t i = 0; i < nH; ++i) dh1[i] += dx[i];
     // LN1 → residual (x) + dropout → attention output dense → attention → Q/K/V
     layernorm_backward(a.res1.data(), P + o.ao_ln_g, a.mean1.data(), a.rstd1.data(), dh1, dres, G + o.ao_ln_g,
@@ -407,20 +410,22 @@ void BertCpu::backward(const float* P, float* G, float grad_scale, Grads mode) {
     float* dxq = last ? st.dxq.data() : dx;  // the gradient wrt the query rows of the layer input
     std::memcpy(dxq, dres, sizeof(float) * nH);  // residual path into the layer input
     dropout_backward(dres, dres, a.akeep.data(), nH, ph);
-    linear_backward(a.ctx.in(bf16), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, acc);
+    linear_backward(a.ctx.in(bf16), P + o.ao_w, dres, st.dctx_buf.data(), G + o.ao_w, G + o.ao_b, n, H, H, precision_,
+                    acc);
     {
       // bf16: the attention output's gradient is read by two products per head (dV, and dP)
-      const ScopedBf16 round_once(st.x16, st.dctx_buf.data(), nH);
+      const ScopedBf16 round_once(st.x16, st.dctx_buf.data(), nH, precision_);
       attention_backward(ash, a.q.in(bf16), a.k.in(bf16), a.v.in(bf16), a.probs.data(), a.pkeep.data(),
-                         st.dctx_buf.data(), st.dq.data(), st.dk.data(), st.dv.data(), pa, a.kept_dropped(bf16));
+                         st.dctx_buf.data(), st.dq.data(), st.dk.data(), st.dv.data(), pa, precision_,
+                         a.kept_dropped(bf16));
     }
-    linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H, acc);
+    linear_backward(xq, P + o.q_w, st.dq.data(), dh1, G + o.q_w, G + o.q_b, n, H, H, precision_, acc);
     for (size_t i = 0; i < nH; ++i) dxq[i] += dh1[i];
     // K and V read every row: in the last layer dx becomes [T, H] here, and the query rows join it.
-    linear_backward(x, P + o.k_w, st.dk.data(), last ? dx : dh1, G + o.k_w, G + o.k_b, T, H, H, acc);
+    linear_backward(x, P + o.k_w, st.dk.data(), last ? dx : dh1, G + o.k_w, G + o.k_b, T, H, H, precision_, acc);
     if (!last)
       for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
-    linear_backward(x, P + o.v_w, st.dv.data(), dh1, G + o.v_w, G + o.v_b, T, H, H, acc);
+    linear_backward(x, P + o.v_w, st.dv.data(), dh1, G + o.v_w, G + o.v_b, T, H, H, precision_, acc);
     for (size_t i = 0; i < TH; ++i) dx[i] += dh1[i];
     if (last) scatter_add_rows(dxq, st.head_row.data(), n, H, dx);
     st.release_kept(l);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/user_error.h"
-
+#include "trainer/cpu/gemm.h"
 #include "trainer/data/batch.h"
 #include "trainer/model/forward_types.h"
 #include "trainer/model/params.h"
@@ -20,7 +20,8 @@ namespace bert::cpu {
 
 class BertCpu {
  public:
-  explicit BertCpu(const model::ParamLayout& layout);
+  // precision (run.precision fp32 or bf16): the math of every product the model computes (gemm.h).
+  explicit BertCpu(const model::ParamLayout& layout, MatmulPrecision precision = MatmulPrecision::fp32);
   ~BertCpu();
   BertCpu(const BertCpu&) = delete;
   BertCpu& operator=(const BertCpu&) = delete;
@@ -47,6 +48,7 @@ class BertCpu {
  private:
   struct State;
   const model::ParamLayout& layout_;
+  MatmulPrecision precision_;
   State* st_;
 };
 

@@ -22,8 +22,9 @@ void Bf16Copy::release() {
   base_ = nullptr;
 }
 
-ScopedBf16::ScopedBf16(Bf16Copy& slot, const float* x, size_t n, const std::function<void(uint16_t*)>& fill) {
-  if (matmul_precision() != MatmulPrecision::bf16) return;
+ScopedBf16::ScopedBf16(Bf16Copy& slot, const float* x, size_t n, MatmulPrecision precision,
+                       const std::function<void(uint16_t*)>& fill) {
+  if (precision != MatmulPrecision::bf16) return;
   if (fill)
     fill(slot.reserve(x, n));
   else

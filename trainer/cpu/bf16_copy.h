@@ -11,6 +11,8 @@
 #include <functional>
 #include <vector>
 
+#include "trainer/cpu/gemm.h"
+
 namespace bert::cpu {
 
 class Bf16Copy {
@@ -35,13 +37,14 @@ class Bf16Copy {
   const float* base_ = nullptr;
 };
 
-// Holds a Bf16Copy of x[0, n) for a scope when the GEMMs run in bf16 (matmul_precision()), else nothing.
+// Holds a Bf16Copy of x[0, n) for a scope when the GEMMs run in bf16 (precision bf16), else nothing.
 // `slot` is the caller's reusable copy (e.g. a thread_local), so no fresh memory per call.
 // With `fill`, the caller's producer writes the rounding into the buffer it is given (a pass that
 // computes something else from x as well) instead of the plain rounding.
 class ScopedBf16 {
  public:
-  ScopedBf16(Bf16Copy& slot, const float* x, size_t n, const std::function<void(uint16_t*)>& fill = nullptr);
+  ScopedBf16(Bf16Copy& slot, const float* x, size_t n, MatmulPrecision precision,
+             const std::function<void(uint16_t*)>& fill = nullptr);
   ~ScopedBf16();
   ScopedBf16(const ScopedBf16&) = delete;
   ScopedBf16& operator=(const ScopedBf16&) = delete;

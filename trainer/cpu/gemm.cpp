@@ -18,7 +18,6 @@ namespace bert::cpu {
 
 namespace {
 
-std::atomic<MatmulPrecision> g_precision{MatmulPrecision::fp32};
 std::atomic<uint64_t> g_flops{0}, g_nanoseconds{0};
 std::atomic<bool> g_profile{false};
 std::mutex g_profile_mutex;
@@ -77,14 +76,11 @@ void split_rows(bool ta, int m, int n, int k, Operand a, int lda, Output c, int 
   errors.rethrow();
 }
 
-bool runs_bf16(Operand a, Operand b, Output c) {
-  return g_precision.load(std::memory_order_relaxed) == MatmulPrecision::bf16 || a.bf16 || b.bf16 || c.bf16;
+bool runs_bf16(Operand a, Operand b, Output c, MatmulPrecision p) {
+  return p == MatmulPrecision::bf16 || a.bf16 || b.bf16 || c.bf16;
 }
 
 }  // namespace
-
-void set_matmul_precision(MatmulPrecision p) { g_precision = p; }
-MatmulPrecision matmul_precision() { return g_precision; }
 
 uint64_t gemm_flops() { return g_flops.load(std::memory_order_relaxed); }
 double gemm_thread_seconds() { return static_cast<double>(g_nanoseconds.load(std::memory_order_relaxed)) * 1e-9; }
@@ -105,34 +101,34 @@ void reset_gemm_counters() {
 // Every product, whole or a row block, is counted around its call on a thread (Counted): here in
 // gemm_on_thread, and in gemm_bias's bf16 blocks.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb, float beta,
-          Output c, int ldc) {
+          Output c, int ldc, MatmulPrecision precision) {
   if (m == 0 || n == 0) return;
   split_rows(ta, m, n, k, a, lda, c, ldc, [&](int rows, Operand ai, Output ci) {
-    gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, ci, ldc);
+    gemm_on_thread(ta, tb, rows, n, k, alpha, ai, lda, b, ldb, beta, ci, ldc, precision);
   });
 }
 
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb,
-                    float beta, Output c, int ldc) {
+                    float beta, Output c, int ldc, MatmulPrecision precision) {
   if (m == 0 || n == 0) return;
   const Counted counted(ta, tb, m, n, k);
-  if (runs_bf16(a, b, c))
+  if (runs_bf16(a, b, c, precision))
     gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
     blas_sgemm(ta, tb, m, n, k, alpha, a.f32, lda, b.f32, ldb, beta, c.f32, ldc);
 }
 
 void gemm_bias(bool ta, bool tb, int m, int n, int k, Operand a, int lda, const float* b, int ldb, const float* bias,
-               Output c, int ldc) {
+               Output c, int ldc, MatmulPrecision precision) {
   if (m == 0 || n == 0) return;
-  if (runs_bf16(a, b, c))
+  if (runs_bf16(a, b, c, precision))
     return split_rows(ta, m, n, k, a, lda, c, ldc, [&](int rows, Operand ai, Output ci) {
       const Counted counted(ta, tb, rows, n, k);
       gemm_bf16(ta, tb, rows, n, k, 1.0f, ai, lda, b, ldb, 0.0f, ci, ldc, bias);
     });
 #pragma omp parallel for schedule(static)
   for (int r = 0; r < m; ++r) std::copy(bias, bias + n, c.f32 + static_cast<size_t>(r) * ldc);
-  gemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc);
+  gemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc, precision);
 }
 
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,

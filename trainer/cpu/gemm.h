@@ -9,26 +9,24 @@
 
 namespace bert::cpu {
 
-// A, B, C: fp32 pointers, or (operand.h) bf16 ones in bf16 runs: a product with any bf16 operand or
-// result runs in bf16 (gemm_bf16.h) whatever the matmul precision.
+// The math of gemm(): fp32 (blas.h) or bf16 operands with fp32 accumulation (gemm_bf16.h, oneDNN):
+// the model's (BertCpu's, from run.precision), passed to every product it computes.
+enum class MatmulPrecision { fp32, bf16 };
+
+// A, B, C: fp32 pointers, or (operand.h) bf16 ones in bf16 runs: a product runs in bf16 (gemm_bf16.h)
+// when `precision` is bf16 or any operand or result is bf16 memory.
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb, float beta,
-          Output c, int ldc);
+          Output c, int ldc, MatmulPrecision precision);
 // The same product on the calling thread, no row split: for callers already inside their own OpenMP
 // loop (attention's per-(sequence, head) products).
 void gemm_on_thread(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, int lda, Operand b, int ldb,
-                    float beta, Output c, int ldc);
+                    float beta, Output c, int ldc, MatmulPrecision precision);
 // C = op(A)·op(B) + bias (bias[n] added to every row): bf16 adds it in the product's epilogue,
 // fp32 fills C's rows with it and adds the product (beta 1). Counted as gemm().
 void gemm_bias(bool ta, bool tb, int m, int n, int k, Operand a, int lda, const float* b, int ldb, const float* bias,
-               Output c, int ldc);
+               Output c, int ldc, MatmulPrecision precision);
 void gemm_ref(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
               int ldb, float beta, float* c, int ldc);
-
-// The math of gemm(): fp32 (blas.h) or bf16 operands with fp32 accumulation (gemm_bf16.h, oneDNN).
-// Process-wide, set once by the backend from run.precision (one model per process).
-enum class MatmulPrecision { fp32, bf16 };
-void set_matmul_precision(MatmulPrecision p);
-MatmulPrecision matmul_precision();
 
 // What went through gemm() and gemm_on_thread() since process start or the last reset, summed over
 // all threads, counted around each product on a thread (each row block of a split gemm()): its

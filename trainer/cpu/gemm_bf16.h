@@ -24,7 +24,7 @@ void to_bf16(const float* x, uint16_t* y, size_t n);
 
 // Registers `bf16`, the bf16 rounding of the fp32 buffer [base, base + n): gemm_bf16 reads an operand
 // lying inside a registered buffer from its copy instead of rounding it at every call. Use Bf16Copy
-// (bf16_copy.h), which keeps the two in step. Process-wide, like the matmul precision; the calling
+// (bf16_copy.h), which keeps the two in step. Process-wide (one model per process); the calling
 // thread only (the model's GEMMs are issued from one thread).
 void add_bf16_copy(const float* base, size_t n, const uint16_t* bf16);
 void remove_bf16_copy(const float* base);

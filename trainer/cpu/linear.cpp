@@ -11,15 +11,16 @@
 
 namespace bert::cpu {
 
-void linear_forward(Operand x, const float* w, const float* b, Output y, int t, int in, int out) {
-  gemm_bias(false, false, t, out, in, x, in, w, out, b, y, out);
+void linear_forward(Operand x, const float* w, const float* b, Output y, int t, int in, int out, MatmulPrecision p) {
+  gemm_bias(false, false, t, out, in, x, in, w, out, b, y, out, p);
 }
 
 namespace {
 
-void products(Operand x, const float* w, Operand dy, float* dx, float* dw, int t, int in, int out, bool accumulate) {
-  if (dx) gemm(false, true, t, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
-  gemm(true, false, in, out, t, 1.0f, x, in, dy, out, accumulate ? 1.0f : 0.0f, dw, out);
+void products(Operand x, const float* w, Operand dy, float* dx, float* dw, int t, int in, int out, MatmulPrecision p,
+              bool accumulate) {
+  if (dx) gemm(false, true, t, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in, p);
+  gemm(true, false, in, out, t, 1.0f, x, in, dy, out, accumulate ? 1.0f : 0.0f, dw, out, p);
 }
 
 }  // namespace
@@ -34,18 +35,18 @@ void add_column_sums(const float* dy, float* db, int t, int n, bool accumulate) 
 }
 
 void linear_backward(Operand x, const float* w, Operand dy, float* dx, float* dw, float* db, int t, int in, int out,
-                     bool accumulate) {
+                     MatmulPrecision p, bool accumulate) {
   if (dy.bf16) {
     if (db) throw std::logic_error("linear_backward: a bf16 dy's column sums come from its producer (db must be null)");
-    return products(x, w, dy, dx, dw, t, in, out, accumulate);
+    return products(x, w, dy, dx, dw, t, in, out, p, accumulate);
   }
   // bf16 runs: dy, read by both products, is rounded once, in the pass that sums its columns
   thread_local Bf16Copy dy16;
-  const ScopedBf16 round_once(dy16, dy.f32, static_cast<size_t>(t) * out, [&](uint16_t* y16) {
+  const ScopedBf16 round_once(dy16, dy.f32, static_cast<size_t>(t) * out, p, [&](uint16_t* y16) {
     round_to_bf16_with_column_sums(dy.f32, t, out, y16, db, accumulate);
   });
-  if (matmul_precision() != MatmulPrecision::bf16) add_column_sums(dy.f32, db, t, out, accumulate);
-  products(x, w, dy, dx, dw, t, in, out, accumulate);
+  if (p != MatmulPrecision::bf16) add_column_sums(dy.f32, db, t, out, accumulate);
+  products(x, w, dy, dx, dw, t, in, out, p, accumulate);
 }
 
 }  // namespace bert::cpu

@@ -13,6 +13,7 @@
 
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/data_parallel.h"
+#include "trainer/cuda/fp8_gemm.h"
 #include "trainer/cuda/train_step.h"
 #include "trainer/data/data_error.h"
 #include "trainer/model/config.h"
@@ -26,6 +27,19 @@ std::string cuda_device_problem() {
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
   if (n == 0) return "cudaGetDeviceCount: 0 devices";
+  return "";
+}
+
+std::string cuda_fp8_problem() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return "no CUDA device";
+  for (int d = 0; d < n; ++d) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) return "device " + std::to_string(d) + " cannot be queried";
+    if (!cuda::has_fp8_matrix_units(prop.major, prop.minor))
+      return "device " + std::to_string(d) + " (" + prop.name + ") is sm_" + std::to_string(prop.major) +
+             std::to_string(prop.minor);
+  }
   return "";
 }
 
@@ -52,6 +66,14 @@ cuda::LambHyper lamb_hyper(const RunConfig& cfg) {
   h.max_grad_norm = 1.f;  // as optim::clip_factor
   h.schedule = lr_schedule(cfg);
   return h;
+}
+
+cuda::Fp8Options fp8_options(const RunConfig& cfg) {
+  cuda::Fp8Options o;
+  o.enabled = cfg.precision == Precision::fp8;
+  o.amax_history = cfg.fp8_amax_history;
+  o.margin = cfg.fp8_margin;
+  return o;
 }
 
 cuda::CudaModelLimits model_limits(const RunConfig& cfg) {
@@ -83,6 +105,7 @@ class CudaBackend final : public TrainBackend {
     opt.rank = static_cast<uint32_t>(coll_.rank());
     opt.accumulation_steps = cfg_.gradient_accumulation_steps;
     limits_ = model_limits(cfg_);
+    limits_.fp8 = fp8_options(cfg_);
     try {
       step_ = std::make_unique<cuda::CudaTrainStep>(ctx.layout, limits_, opt, dp_.get());
     } catch (const model::BatchError& e) {  // a model the kernels do not support
@@ -144,7 +167,7 @@ class CudaBackend final : public TrainBackend {
         } catch (const model::BatchError& e) {
           throw data::DataError(cfg_.eval_file + ": " + e.what());
         }
-        m.forward(model::DropoutContext{});
+        m.forward(model::DropoutContext{}, nullptr, /*training=*/false);
         const model::StepStats st = m.stats();
         counts[0] += static_cast<double>(st.mlm_correct);
         counts[1] += static_cast<double>(st.masked);
@@ -157,7 +180,7 @@ class CudaBackend final : public TrainBackend {
   std::vector<float> params() override { return step_->model().params(); }
   double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
   std::string describe() const override {
-    return "cuda bf16, device " + std::to_string(device_) + " (" + device_name_ + ")";
+    return "cuda " + to_string(cfg_.precision) + ", device " + std::to_string(device_) + " (" + device_name_ + ")";
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "trainer/cuda/device_buffer.h"
 #include "trainer/cuda/dropout.h"
 #include "trainer/cuda/embedding.h"
+#include "trainer/cuda/fp8_dense.h"
 #include "trainer/cuda/gather.h"
 #include "trainer/cuda/gemm.h"
 #include "trainer/cuda/host_staging.h"
@@ -78,6 +79,7 @@ struct CudaModel::State {
   int vpad = 0;
   cudaStream_t stream = nullptr;
   Gemm gemm;
+  std::unique_ptr<Fp8DenseLayers> fp8;  // run.precision fp8 only
 
   Buf<float> w, g;
   Buf<bf16> w16;
@@ -143,6 +145,7 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
       throw model::BatchError("CUDA backend: Q/K/V tensors are not at a constant stride in the parameter layout");
   s.lim = lim;
   s.vpad = (c.vocab_size + 7) / 8 * 8;
+  if (lim.fp8.enabled) s.fp8 = std::make_unique<Fp8DenseLayers>(layout, lim.rows, lim.seq_len, lim.fp8);
   BERT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
 
   const int T = lim.rows * lim.seq_len, H = c.hidden, I = c.intermediate, Sx = lim.max_sequences,
@@ -183,7 +186,7 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
     a.qkv = Buf<bf16>(sz(T, 3 * H));
     for (Buf<bf16>* b : {&a.ctx, &a.ao, &a.h1, &a.fo, &a.h2}) *b = Buf<bf16>(sz(T, H));
     a.pre = Buf<bf16>(sz(T, I));
-    a.act = Buf<bf16>(sz(T, I));
+    if (!s.fp8) a.act = Buf<bf16>(sz(T, I));  // fp8: the GELU output exists in FP8 only
     a.lse = Buf<float>(sz(c.heads, T));
     for (Buf<float>* b : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) *b = Buf<float>(T);
   }
@@ -215,6 +218,7 @@ CudaModel::~CudaModel() {
 float* CudaModel::params_f32() { return st_->w.get(); }
 bf16* CudaModel::params_bf16() { return st_->w16.get(); }
 float* CudaModel::grads_f32() { return st_->g.get(); }
+Fp8DenseLayers* CudaModel::fp8() { return st_->fp8.get(); }
 cudaStream_t CudaModel::stream() const { return st_->stream; }
 
 void CudaModel::set_params(const std::vector<float>& p) {
@@ -222,6 +226,7 @@ void CudaModel::set_params(const std::vector<float>& p) {
   if (p.size() != s.L.total) throw model::BatchError("CudaModel::set_params: size does not match the layout");
   BERT_CUDA_CHECK(cudaMemcpyAsync(s.w.get(), p.data(), p.size() * sizeof(float), cudaMemcpyHostToDevice, s.stream));
   cast_f32_to_bf16(s.w.get(), s.w16.get(), p.size(), s.stream);
+  if (s.fp8) s.fp8->cast_weights(s.w.get(), s.w16.get(), s.stream);
   BERT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }
 
@@ -320,7 +325,7 @@ void CudaModel::set_micro_step(uint32_t micro_step) {
   hs.end(st_->stream);
 }
 
-void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer) {
+void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool training) {
   State& s = *st_;
   const auto& c = s.c;
   const auto& L = s.L;
@@ -331,6 +336,7 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer) {
   s.drop = d;
   const float ph = c.hidden_dropout, pa = c.attention_dropout;
   auto mark = [&](Op op) { mark_op(timer, op, st); };
+  if (s.fp8) s.fp8->set_recording(training);
 
   mark(Op::EmbeddingFwd);
   embedding_forward(s.emb_inputs(), {P16 + L.word_emb, P16 + L.pos_emb, P16 + L.type_emb}, s.emb_sum.get(), H, st);
@@ -345,15 +351,21 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer) {
     const auto& o = L.layer[static_cast<size_t>(l)];
     LayerActs& a = s.layers[static_cast<size_t>(l)];
     mark(Op::QkvFwd);
-    s.gemm.forward(x, P16 + o.q_w, WeightLayout::KernelInOut, P16 + o.q_b, a.qkv.get(), T, H, H, false, nullptr, st,
-                   3 * H, s.qkv_batch(o));
+    if (s.fp8)
+      s.fp8->qkv_forward(l, x, a.qkv.get(), T, st);
+    else
+      s.gemm.forward(x, P16 + o.q_w, WeightLayout::KernelInOut, P16 + o.q_b, a.qkv.get(), T, H, H, false, nullptr, st,
+                     3 * H, s.qkv_batch(o));
     mark(Op::AttentionFwd);
     attention_forward(AttentionForwardArgs{s.attn_shape(), a.qkv.get(), s.first.get(), s.lens.get(), s.spec(l, 0, pa),
                                            a.ctx.get(), a.lse.get()},
                       st);
     mark(Op::AttnOutFwd);
-    s.gemm.forward(a.ctx.get(), P16 + o.ao_w, WeightLayout::KernelInOut, P16 + o.ao_b, a.ao.get(), T, H, H, false,
-                   nullptr, st);
+    if (s.fp8)
+      s.fp8->attn_out_forward(l, a.ctx.get(), P16, a.ao.get(), T, st);
+    else
+      s.gemm.forward(a.ctx.get(), P16 + o.ao_w, WeightLayout::KernelInOut, P16 + o.ao_b, a.ao.get(), T, H, H, false,
+                     nullptr, st);
     LayerNormForwardArgs l1;
     l1.x = a.ao.get();
     l1.residual = x;
@@ -368,11 +380,17 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer) {
     mark(Op::LayerNormFwd);
     layernorm_forward(l1, st);
     mark(Op::FfnInFwd);
-    s.gemm.forward(a.h1.get(), P16 + o.i_w, WeightLayout::KernelInOut, P16 + o.i_b, a.act.get(), T, H, I, true,
-                   a.pre.get(), st);
+    if (s.fp8)
+      s.fp8->ffn_in_forward(l, a.h1.get(), P16, a.pre.get(), T, st);
+    else
+      s.gemm.forward(a.h1.get(), P16 + o.i_w, WeightLayout::KernelInOut, P16 + o.i_b, a.act.get(), T, H, I, true,
+                     a.pre.get(), st);
     mark(Op::FfnOutFwd);
-    s.gemm.forward(a.act.get(), P16 + o.o_w, WeightLayout::KernelInOut, P16 + o.o_b, a.fo.get(), T, I, H, false,
-                   nullptr, st);
+    if (s.fp8)
+      s.fp8->ffn_out_forward(l, a.pre.get(), P16, a.fo.get(), T, st);
+    else
+      s.gemm.forward(a.act.get(), P16 + o.o_w, WeightLayout::KernelInOut, P16 + o.o_b, a.fo.get(), T, I, H, false,
+                     nullptr, st);
     LayerNormForwardArgs l2 = l1;
     l2.x = a.fo.get();
     l2.residual = a.h1.get();
@@ -522,14 +540,21 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
     layernorm_backward(l2, st);
     // FFN: output dense (GELU backward fused into its data gradient), intermediate dense
     mark(Op::FfnOutBwd);
-    s.gemm.dense_backward({.x = a.act.get(), .dy = s.dfo.get(), .w = P16 + o.o_w, .dx = s.dpre.get(), .dw = G + o.o_w,
-                           .db = G + o.o_b, .bias_scratch = bsc, .tokens = T, .in = I, .out = H,
-                           .gelu_aux = a.pre.get()},
-                          st);
+    if (s.fp8)  // dpre serves as the bf16 gradient of the GELU output
+      s.fp8->ffn_out_backward(l, s.dfo.get(), s.dpre.get(), G, T, st);
+    else
+      s.gemm.dense_backward({.x = a.act.get(), .dy = s.dfo.get(), .w = P16 + o.o_w, .dx = s.dpre.get(),
+                             .dw = G + o.o_w, .db = G + o.o_b, .bias_scratch = bsc, .tokens = T, .in = I, .out = H,
+                             .gelu_aux = a.pre.get()},
+                            st);
     mark(Op::FfnInBwd);
-    s.gemm.dense_backward({.x = a.h1.get(), .dy = s.dpre.get(), .w = P16 + o.i_w, .dx = s.dh1.get(), .dw = G + o.i_w,
-                           .db = G + o.i_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = I, .dx_beta = 1.f},
-                          st);
+    if (s.fp8)
+      s.fp8->ffn_in_backward(l, s.dpre.get(), a.pre.get(), s.dh1.get(), G, T, st);
+    else
+      s.gemm.dense_backward({.x = a.h1.get(), .dy = s.dpre.get(), .w = P16 + o.i_w, .dx = s.dh1.get(),
+                             .dw = G + o.i_w, .db = G + o.i_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = I,
+                             .dx_beta = 1.f},
+                            st);
     // LN1 <- residual x + dropout(attention output dense)
     LayerNormBackwardArgs l1 = l2;
     l1.dy = s.dh1.get();
@@ -546,9 +571,12 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
     mark(Op::LayerNormBwd);
     layernorm_backward(l1, st);
     mark(Op::AttnOutBwd);
-    s.gemm.dense_backward({.x = a.ctx.get(), .dy = s.dao.get(), .w = P16 + o.ao_w, .dx = s.dctx.get(),
-                           .dw = G + o.ao_w, .db = G + o.ao_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H},
-                          st);
+    if (s.fp8)
+      s.fp8->attn_out_backward(l, s.dao.get(), s.dctx.get(), G, T, st);
+    else
+      s.gemm.dense_backward({.x = a.ctx.get(), .dy = s.dao.get(), .w = P16 + o.ao_w, .dx = s.dctx.get(),
+                             .dw = G + o.ao_w, .db = G + o.ao_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H},
+                            st);
     mark(Op::AttentionBwd);
     attention_backward(AttentionBackwardArgs{s.attn_shape(), a.qkv.get(), a.ctx.get(), s.dctx.get(), a.lse.get(),
                                              s.first.get(), s.lens.get(), s.spec(l, 0, pa), s.dqkv.get(),
@@ -556,10 +584,13 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
                        st);
     // Q, K, V (the forward's batch): data gradients summed into the residual gradient
     mark(Op::QkvBwd);
-    s.gemm.dense_backward({.x = x, .dy = s.dqkv.get(), .w = P16 + o.q_w, .dx = s.dX.get(), .dw = G + o.q_w,
-                           .db = G + o.q_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H, .dx_beta = 1.f,
-                           .ld_dy = 3 * H, .batch = s.qkv_batch(o)},
-                          st);
+    if (s.fp8)
+      s.fp8->qkv_backward(l, s.dqkv.get(), s.dX.get(), G, T, st);
+    else
+      s.gemm.dense_backward({.x = x, .dy = s.dqkv.get(), .w = P16 + o.q_w, .dx = s.dX.get(), .dw = G + o.q_w,
+                             .db = G + o.q_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H, .dx_beta = 1.f,
+                             .ld_dy = 3 * H, .batch = s.qkv_batch(o)},
+                            st);
     std::swap(s.dH, s.dX);
     ready(o.q_w, static_cast<size_t>(l) + 1 < L.layer.size() ? L.layer[static_cast<size_t>(l) + 1].q_w : L.pool_w);
   }

@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "trainer/cuda/fp8_options.h"
 #include "trainer/data/batch.h"
 #include "trainer/model/forward_types.h"
 #include "trainer/model/params.h"
@@ -35,7 +36,10 @@ struct CudaModelLimits {
   // label -1: ignored), attention is sized for seq_len, the dropout micro-step and the loss
   // normalisers are read from device memory. Same results as dynamic shapes.
   bool static_shapes = false;
+  Fp8Options fp8 = {};  // run.precision fp8: the encoder's dense GEMMs in FP8 (fp8_dense.h)
 };
+
+class Fp8DenseLayers;
 
 class CudaModel {
  public:
@@ -62,7 +66,8 @@ class CudaModel {
   // is ignored then, so a captured graph needs no change). Queued on the stream like load_batch.
   void set_micro_step(uint32_t micro_step);
   // Forward of the loaded batch; keeps what backward needs. A timer (op_timer.h) marks each op.
-  void forward(const model::DropoutContext& dropout, OpTimer* timer = nullptr);
+  // training false (evaluation): FP8 casts leave the scaling recipe's amaxes alone.
+  void forward(const model::DropoutContext& dropout, OpTimer* timer = nullptr, bool training = true);
   // Called during backward() each time a range [offset, offset+count) of the flat gradient buffer
   // has all its producing kernels queued (heads, then each layer top-down, then embeddings and the
   // tied word embeddings): the hook for bucketed, overlapped gradient allreduce.
@@ -71,6 +76,8 @@ class CudaModel {
   void backward(float grad_scale, const GradsReady& on_ready = {}, OpTimer* timer = nullptr);
   // Losses and accuracy counts of the last forward (synchronises the stream).
   model::StepStats stats();
+  // run.precision fp8: the FP8 dense layers (their scaling state; end_step after each update), else null.
+  Fp8DenseLayers* fp8();
 
  private:
   struct State;

@@ -100,4 +100,8 @@ void NcclDataParallel::allreduce_sum(float* data, size_t count, cudaStream_t str
   BERT_NCCL_CHECK(ncclAllReduce(data, data, count, ncclFloat32, ncclSum, impl_->comm, stream));
 }
 
+void NcclDataParallel::allreduce_max(float* data, size_t count, cudaStream_t stream) {
+  BERT_NCCL_CHECK(ncclAllReduce(data, data, count, ncclFloat32, ncclMax, impl_->comm, stream));
+}
+
 }  // namespace bert::cuda

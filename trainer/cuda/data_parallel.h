@@ -36,6 +36,8 @@ class NcclDataParallel {
   void finish(cudaStream_t compute);
   // Sum in place on `stream` (losses, accuracy counts).
   void allreduce_sum(float* data, size_t count, cudaStream_t stream);
+  // Maximum in place on `stream` (FP8 amaxes: every rank then computes the same scales).
+  void allreduce_max(float* data, size_t count, cudaStream_t stream);
 
  private:
   struct Impl;

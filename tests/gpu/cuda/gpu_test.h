@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "trainer/cuda/device_buffer.h"
+#include "trainer/model/params.h"
 
 namespace bert::cuda::test {
 
@@ -61,6 +62,23 @@ inline double rel_l2(const std::vector<float>& got, const std::vector<float>& re
     den += static_cast<double>(ref[i]) * ref[i];
   }
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+// Every parameter tensor of `got` within `tol` relative L2 of `ref`, except those whose reference is
+// negligible (below 1e-8 of the whole's squared norm: e.g. positions no sequence reached).
+inline void check_each_tensor(const model::ParamLayout& layout, const std::vector<float>& got,
+                              const std::vector<float>& ref, double tol) {
+  double total = 0;
+  for (float v : ref) total += static_cast<double>(v) * v;
+  for (const auto& p : layout.tensors) {
+    std::vector<float> a(got.begin() + p.offset, got.begin() + p.offset + p.size);
+    std::vector<float> b(ref.begin() + p.offset, ref.begin() + p.offset + p.size);
+    double nb = 0;
+    for (float v : b) nb += static_cast<double>(v) * v;
+    if (nb < 1e-8 * total) continue;
+    CAPTURE(p.name);
+    CHECK(rel_l2(a, b) < tol);
+  }
 }
 
 inline void sync() { BERT_CUDA_CHECK(cudaDeviceSynchronize()); }

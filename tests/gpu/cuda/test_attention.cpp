@@ -64,9 +64,10 @@ void check_attention(int seq_len, const std::vector<std::vector<int>>& rows, int
   cs.prob_offset = prob_off.data();
   std::vector<float> probs(static_cast<size_t>(prob_off[S])), ctx(q.size()), dq(q.size()), dk(q.size()), dv(q.size());
   std::vector<uint8_t> keep(probs.size());
-  bert::cpu::attention_forward(cs, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p);
+  bert::cpu::attention_forward(cs, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p,
+                               bert::cpu::MatmulPrecision::fp32);
   bert::cpu::attention_backward(cs, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
-                                dk.data(), dv.data(), p);
+                                dk.data(), dv.data(), p, bert::cpu::MatmulPrecision::fp32);
 
   // Reference in the flat layout (zeros on padding).
   std::vector<float> out_ref(static_cast<size_t>(T) * H, 0.f), dqkv_ref(static_cast<size_t>(T) * 3 * H, 0.f);

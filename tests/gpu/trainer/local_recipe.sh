@@ -4,9 +4,10 @@
 # 512 eval samples, seed 1234), batch 16, lr 1e-2, warmup 20, max_steps 1280, eval every 1024
 # samples, target 0.5. Passes when the run stops with run_stop success (target reached before
 # max_steps) and the official MLPerf checker (training 5.0.0) accepts the log.
-# Without a CUDA device: "SKIPPED: no CUDA device", exit 77 (the trainer's own device check).
-# Usage: local_recipe.sh TRAINER BERT_DATA PYTHON
-TRAINER=$1 BERT_DATA=$2 PYTHON=$3
+# Without a CUDA device: "SKIPPED: no CUDA device", exit 77 (the trainer's own device check); with
+# PRECISION fp8 on a GPU without FP8 matrix units the same (its own answer to run.precision: fp8).
+# Usage: local_recipe.sh TRAINER BERT_DATA PYTHON [PRECISION: bf16 (default) | fp8]
+TRAINER=$1 BERT_DATA=$2 PYTHON=$3 PRECISION=${4:-bf16}
 source "$(dirname "$0")/../../integration/trainer/common.sh"
 source "$(dirname "$0")/../skip_without_device.sh"
 WORK=$(mktemp -d)
@@ -27,12 +28,12 @@ data:
 batch: {batch_size: 16, gradient_accumulation_steps: 1, eval_batch_size: 64}
 optimizer: {learning_rate: 1e-2, max_steps: 1280, warmup_steps: 20}
 stopping: {eval_start_samples: 1024, eval_interval_samples: 1024, target_accuracy: 0.5}
-run: {seed: 1, backend: cuda, precision: bf16}
+run: {seed: 1, backend: cuda, precision: $PRECISION}
 submission: {submission_org: test, submission_division: open, submission_status: research, submission_platform: 1xlocal}
 YAML
 }
 
-skip_without_cuda_device "$TRAINER"
+skip_without_cuda_device "$TRAINER" "$PRECISION"
 
 SYNTH_SAMPLES=1024 VOCAB=1024 SEQ_LEN=128 MAX_PRED=20 TOPIC_SKEW=0.8 make_synth "$WORK/data" 1234
 recipe "$WORK/run.yaml" "$WORK/data"
@@ -47,7 +48,7 @@ cat "$WORK/stderr"
 status=$(grep '"key": "run_stop"' "$log" | sed 's/.*"status": "\([a-z]*\)".*/\1/')
 samples=$(grep '"key": "train_samples"' "$log" | sed 's/.*"value": \([0-9]*\).*/\1/')
 acc=$(grep '"key": "eval_accuracy"' "$log" | tail -1 | sed 's/.*"value": \([0-9.]*\).*/\1/')
-echo "backend cuda, local recipe: status $status, $samples samples, last eval accuracy $acc, ${secs}s wall"
+echo "backend cuda $PRECISION, local recipe: status $status, $samples samples, last eval accuracy $acc, ${secs}s wall"
 [ "$status" = success ] || fail "did not reach the target 0.5"
 "$PYTHON" -m mlperf_logging.compliance_checker --usage training --ruleset 5.0.0 --log_output "$WORK/cc.log" "$log" \
   > "$WORK/check" 2>&1 || { cat "$WORK/check" >&2; fail "official compliance checker rejected the log"; }

@@ -40,7 +40,7 @@ RunConfig recipe(const std::string& backend, int accumulation) {
   c.warmup_steps = 0;
   c.seed = 3;
   c.backend = backend;
-  c.precision = backend == "cuda" ? "bf16" : "fp32";
+  c.precision = default_precision(backend);
   c.threads = 2;
   return c;
 }

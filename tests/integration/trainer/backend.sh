@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.backend selection through the real binary: precision must suit the backend (cpu bf16 needs
-# avx512_bf16/AMX-BF16), and `backend: cuda`
+# avx512_bf16/AMX-BF16; fp8 is cuda's), and `backend: cuda`
 # on a machine without a CUDA device (or in a build without CUDA) is one clear user error naming
 # run.backend, exit 2, before any rendezvous, in training and in --benchmark mode. A cpu run of the
 # same config still trains (the shared loop drives the CPU backend). BERT_CPU_BLAS picks the fp32 BLAS.
@@ -36,6 +36,8 @@ fi
 
 run_config "$WORK/cuda_fp32.yaml" "{seed: 1, threads: 1, backend: cuda, precision: fp32}"
 expect_user_error "cuda backend with fp32" "cuda_fp32.yaml: run.precision: fp32 is not implemented on run.backend: cuda" --config "$WORK/cuda_fp32.yaml"
+run_config "$WORK/cpu_fp8.yaml" "{seed: 1, threads: 1, backend: cpu, precision: fp8}"
+expect_user_error "cpu backend with fp8" "cpu_fp8.yaml: run.precision: fp8 is not implemented on run.backend: cpu" --config "$WORK/cpu_fp8.yaml"
 
 run_config "$WORK/cuda.yaml" "{seed: 1, threads: 1, backend: cuda}"
 if [ "$HAVE_CUDA" = 1 ]; then

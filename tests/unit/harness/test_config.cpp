@@ -227,9 +227,10 @@ TEST_CASE("the trainer's benchmark.* keys are schema rows made from the run-conf
     CHECK(e->range.describe() == k.range.describe());
     CHECK(e->def == (k.system_auto ? "auto" : k.def));
   }
-  CHECK(rows == 31);
+  CHECK(rows == 33);
   CHECK(schema_find("benchmark.learning_rate")->def == "4e-4");
   CHECK(schema_find("benchmark.backend")->choices == std::vector<std::string>{"auto", "cpu", "cuda"});
+  CHECK(schema_find("benchmark.precision")->choices == std::vector<std::string>{"auto", "fp32", "bf16", "fp8"});
 }
 
 TEST_CASE("launcher.type offers exactly the registered launchers") {

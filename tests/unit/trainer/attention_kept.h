@@ -1,6 +1,6 @@
 // The check both attention tests make: attention with the forward keeping its dropped probabilities
 // for the backward (as the model runs it) gives the same bits as without. Kept is float for fp32 GEMMs,
-// uint16_t (bf16) for bf16 ones, as the precision set at the call.
+// uint16_t (bf16) for bf16 ones.
 #pragma once
 #include <doctest/doctest.h>
 
@@ -29,9 +29,12 @@ void check_kept_dropped_same_bits(const cpu::AttentionShape& sh, const model::Dr
     saved.bf16 = kept.data();
   std::vector<float> probs(np), ctx(nt), dq(nt), dk(nt), dv(nt);
   std::vector<uint8_t> keep(np);
-  cpu::attention_forward(sh, r.q.data(), r.k.data(), r.v.data(), probs.data(), keep.data(), ctx.data(), rng, p, saved);
+  constexpr cpu::MatmulPrecision precision =
+      std::is_same_v<Kept, float> ? cpu::MatmulPrecision::fp32 : cpu::MatmulPrecision::bf16;
+  cpu::attention_forward(sh, r.q.data(), r.k.data(), r.v.data(), probs.data(), keep.data(), ctx.data(), rng, p,
+                         precision, saved);
   cpu::attention_backward(sh, r.q.data(), r.k.data(), r.v.data(), probs.data(), keep.data(), r.dctx.data(), dq.data(),
-                          dk.data(), dv.data(), p, saved);
+                          dk.data(), dv.data(), p, precision, saved);
   CHECK(ctx == r.ctx);
   CHECK(dq == r.dq);
   CHECK(dk == r.dk);

@@ -49,10 +49,7 @@ F32 widened(const U16& x) {
   return y;
 }
 
-struct Precision {  // sets the matmul precision for a scope
-  explicit Precision(cpu::MatmulPrecision p) { cpu::set_matmul_precision(p); }
-  ~Precision() { cpu::set_matmul_precision(cpu::MatmulPrecision::fp32); }
-};
+constexpr cpu::MatmulPrecision bf16 = cpu::MatmulPrecision::bf16, fp32 = cpu::MatmulPrecision::fp32;
 
 }  // namespace
 
@@ -69,7 +66,6 @@ TEST_CASE("widen_bf16 is exact: rounding a widened bf16 gives its bits back") {
 
 TEST_CASE("bf16 operands and results: a bf16 C is the fp32 C rounded; bf16 A and B are read as they are") {
   if (!test::have_bf16()) return;
-  const Precision bf16(cpu::MatmulPrecision::bf16);
   const int m = 150, n = 96, k = 70;  // m >= 64: split over the threads' row blocks
   for (bool ta : {false, true})
     for (bool tb : {false, true})
@@ -83,16 +79,16 @@ TEST_CASE("bf16 operands and results: a bf16 C is the fp32 C rounded; bf16 A and
         const F32 a = widened(a16), b = widened(b16), bias = normal(static_cast<size_t>(n), 3);
         F32 c(static_cast<size_t>(m) * n);
         U16 c16(c.size());
-        cpu::gemm(ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n);
-        cpu::gemm(ta, tb, m, n, k, 0.5f, a16.data(), lda, b16.data(), ldb, 0.0f, c16.data(), n);
+        cpu::gemm(ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n, bf16);
+        cpu::gemm(ta, tb, m, n, k, 0.5f, a16.data(), lda, b16.data(), ldb, 0.0f, c16.data(), n, bf16);
         CHECK(c16 == rounded(c));
         // with the bias in the epilogue, and mixed: fp32 A, bf16 B
-        cpu::gemm_bias(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, bias.data(), c.data(), n);
-        cpu::gemm_bias(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, bias.data(), c16.data(), n);
+        cpu::gemm_bias(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, bias.data(), c.data(), n, bf16);
+        cpu::gemm_bias(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, bias.data(), c16.data(), n, bf16);
         CHECK(c16 == rounded(c));
         F32 c_mixed(c.size());
-        cpu::gemm(ta, tb, m, n, k, 1.0f, a.data(), lda, b16.data(), ldb, 0.0f, c_mixed.data(), n);
-        cpu::gemm(ta, tb, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n);
+        cpu::gemm(ta, tb, m, n, k, 1.0f, a.data(), lda, b16.data(), ldb, 0.0f, c_mixed.data(), n, bf16);
+        cpu::gemm(ta, tb, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n, bf16);
         CHECK(c_mixed == c);
       }
   omp_set_num_threads(2);
@@ -101,21 +97,19 @@ TEST_CASE("bf16 operands and results: a bf16 C is the fp32 C rounded; bf16 A and
     const U16 a16 = rounded(normal(static_cast<size_t>(m) * k, 4)), b16 = rounded(normal(static_cast<size_t>(k) * n, 5));
     F32 c(static_cast<size_t>(m) * n);
     U16 c16(static_cast<size_t>(m) * ldc, 0xabcd);
-    cpu::gemm_on_thread(false, false, m, n, k, 1.0f, a16.data(), k, b16.data(), n, 0.0f, c.data(), n);
-    cpu::gemm_on_thread(false, false, m, n, k, 1.0f, a16.data(), k, b16.data(), n, 0.0f, c16.data(), ldc);
+    cpu::gemm_on_thread(false, false, m, n, k, 1.0f, a16.data(), k, b16.data(), n, 0.0f, c.data(), n, bf16);
+    cpu::gemm_on_thread(false, false, m, n, k, 1.0f, a16.data(), k, b16.data(), n, 0.0f, c16.data(), ldc, bf16);
     const U16 want = rounded(c);
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < ldc; ++j)
         REQUIRE(c16[static_cast<size_t>(i) * ldc + j] == (j < n ? want[static_cast<size_t>(i) * n + j] : 0xabcd));
   }
   SUBCASE("in an fp32 run a product with a bf16 operand still runs in bf16") {
-    cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
     const U16 a16 = rounded(normal(static_cast<size_t>(m) * k, 6));
     const F32 b = normal(static_cast<size_t>(k) * n, 7);
     F32 c(static_cast<size_t>(m) * n), want(c.size());
-    cpu::gemm(false, false, m, n, k, 1.0f, a16.data(), k, b.data(), n, 0.0f, c.data(), n);
-    cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
-    cpu::gemm(false, false, m, n, k, 1.0f, widened(a16).data(), k, b.data(), n, 0.0f, want.data(), n);
+    cpu::gemm(false, false, m, n, k, 1.0f, a16.data(), k, b.data(), n, 0.0f, c.data(), n, fp32);
+    cpu::gemm(false, false, m, n, k, 1.0f, widened(a16).data(), k, b.data(), n, 0.0f, want.data(), n, bf16);
     CHECK(c == want);
   }
 }
@@ -159,24 +153,24 @@ TEST_CASE("GELU on bf16: the fp32 GELU of the widened input, rounded; backward's
 
 TEST_CASE("linear_backward with a bf16 dy: its producer sums the bias (db must be null); dx and dW as for fp32 dy") {
   if (!test::have_bf16()) return;
-  const Precision bf16(cpu::MatmulPrecision::bf16);
   const int t = 96, in = 40, out = 72;
   const F32 x = normal(static_cast<size_t>(t) * in, 11), w = normal(static_cast<size_t>(in) * out, 12);
   const U16 dy16 = rounded(normal(static_cast<size_t>(t) * out, 13));
   const F32 dy = widened(dy16);
   F32 dx(static_cast<size_t>(t) * in), dw(static_cast<size_t>(in) * out), db(static_cast<size_t>(out));
   F32 dx_want = dx, dw_want = dw;
-  CHECK_THROWS_AS(cpu::linear_backward(x.data(), w.data(), dy16.data(), dx.data(), dw.data(), db.data(), t, in, out),
-                  std::logic_error);
-  cpu::linear_backward(x.data(), w.data(), dy16.data(), dx.data(), dw.data(), nullptr, t, in, out, false);
-  cpu::linear_backward(x.data(), w.data(), dy.data(), dx_want.data(), dw_want.data(), db.data(), t, in, out, false);
+  CHECK_THROWS_AS(
+      cpu::linear_backward(x.data(), w.data(), dy16.data(), dx.data(), dw.data(), db.data(), t, in, out, bf16),
+      std::logic_error);
+  cpu::linear_backward(x.data(), w.data(), dy16.data(), dx.data(), dw.data(), nullptr, t, in, out, bf16, false);
+  cpu::linear_backward(x.data(), w.data(), dy.data(), dx_want.data(), dw_want.data(), db.data(), t, in, out, bf16,
+                       false);
   CHECK(dx == dx_want);
   CHECK(dw == dw_want);
 }
 
 TEST_CASE("attention on bf16 Q, K, V writing a bf16 output: the bits of attention on their fp32 values, rounded") {
   if (!test::have_bf16()) return;
-  const Precision bf16(cpu::MatmulPrecision::bf16);
   const int heads = 2, d = 64, hidden = heads * d, seq_len = 80;
   const std::vector<int32_t> start = {0, 77, 100, 180}, first_flat = {0, 80, 160};
   const int S = 3;
@@ -190,16 +184,17 @@ TEST_CASE("attention on bf16 Q, K, V writing a bf16 output: the bits of attentio
   std::vector<uint8_t> keep(np), keep16(np);
   F32 probs(np), probs16(np), ctx(nt);
   U16 ctx16(nt);
-  cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p);
-  cpu::attention_forward(sh, q16.data(), k16.data(), v16.data(), probs16.data(), keep16.data(), ctx16.data(), rng, p);
+  cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p, bf16);
+  cpu::attention_forward(sh, q16.data(), k16.data(), v16.data(), probs16.data(), keep16.data(), ctx16.data(), rng, p,
+                         bf16);
   CHECK(probs16 == probs);
   CHECK(keep16 == keep);
   CHECK(ctx16 == rounded(ctx));
   F32 dq(nt), dk(nt), dv(nt), dq16(nt), dk16(nt), dv16(nt);
   cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
-                          dk.data(), dv.data(), p);
+                          dk.data(), dv.data(), p, bf16);
   cpu::attention_backward(sh, q16.data(), k16.data(), v16.data(), probs.data(), keep.data(), dctx.data(), dq16.data(),
-                          dk16.data(), dv16.data(), p);
+                          dk16.data(), dv16.data(), p, bf16);
   CHECK(dq16 == dq);
   CHECK(dk16 == dk);
   CHECK(dv16 == dv);

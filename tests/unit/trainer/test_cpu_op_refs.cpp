@@ -61,7 +61,8 @@ TEST_CASE("attention as GEMMs matches the plain-loop reference (3 sequences, dro
     const size_t np = static_cast<size_t>(off[S]), nt = static_cast<size_t>(T) * hidden;
     std::vector<float> probs(np), probs_ref(np), ctx(nt), ctx_ref(nt);
     std::vector<uint8_t> keep(np), keep_ref(np);
-    cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p);
+    cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p,
+                           cpu::MatmulPrecision::fp32);
     cpu::attention_forward_ref(sh, q.data(), k.data(), v.data(), probs_ref.data(), keep_ref.data(), ctx_ref.data(),
                                rng, p);
     CHECK(keep == keep_ref);
@@ -69,7 +70,7 @@ TEST_CASE("attention as GEMMs matches the plain-loop reference (3 sequences, dro
     CHECK(test::rel_error(ctx, ctx_ref) < 1e-5);
     std::vector<float> dq(nt), dk(nt), dv(nt), dq_ref(nt), dk_ref(nt), dv_ref(nt);
     cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
-                            dk.data(), dv.data(), p);
+                            dk.data(), dv.data(), p, cpu::MatmulPrecision::fp32);
     // the dropped probabilities kept by the forward for the backward (as the model runs): the same bits
     test::check_kept_dropped_same_bits<float>(sh, rng, p, {q, k, v, dctx, ctx, dq, dk, dv});
     cpu::attention_backward_ref(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(),

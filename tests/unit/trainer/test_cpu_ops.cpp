@@ -30,7 +30,7 @@ TEST_CASE("BLAS gemm matches the plain-loop reference for every transpose") {
     for (int tb = 0; tb < 2; ++tb) {
       for (int i = 0; i < m * nn; ++i) c1[i] = c2[i] = n(gen);
       const int lda = ta ? m : k, ldb = tb ? k : nn;
-      cpu::gemm(ta, tb, m, nn, k, 0.7f, a.data(), lda, b.data(), ldb, 0.3f, c1.data(), nn);
+      cpu::gemm(ta, tb, m, nn, k, 0.7f, a.data(), lda, b.data(), ldb, 0.3f, c1.data(), nn, cpu::MatmulPrecision::fp32);
       cpu::gemm_ref(ta, tb, m, nn, k, 0.7f, a.data(), lda, b.data(), ldb, 0.3f, c2.data(), nn);
       for (int i = 0; i < m * nn; ++i) CHECK(c1[i] == doctest::Approx(c2[i]).epsilon(1e-5));
     }
@@ -44,8 +44,9 @@ TEST_CASE("a oneDNN sgemm failing inside gemm()'s parallel row blocks is an exce
   const int m = 256, n = 256, k = 256;
   std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n), c(static_cast<size_t>(m) * n);
   // lda 1 < k: invalid for a row-major untransposed A.
-  CHECK_THROWS_AS(cpu::gemm(false, false, m, n, k, 1.0f, a.data(), 1, b.data(), n, 0.0f, c.data(), n),
-                  std::runtime_error);
+  CHECK_THROWS_AS(
+      cpu::gemm(false, false, m, n, k, 1.0f, a.data(), 1, b.data(), n, 0.0f, c.data(), n, cpu::MatmulPrecision::fp32),
+      std::runtime_error);
   omp_set_num_threads(saved_threads);
 }
 

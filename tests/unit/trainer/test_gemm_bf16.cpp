@@ -134,13 +134,12 @@ TEST_CASE("gemm_bias: the bias in oneDNN's epilogue gives the bits of C filled w
   for (const auto precision : {cpu::MatmulPrecision::fp32, cpu::MatmulPrecision::bf16}) {
     if (precision == cpu::MatmulPrecision::bf16 && !test::have_bf16()) continue;
     CAPTURE(precision == cpu::MatmulPrecision::bf16);
-    cpu::set_matmul_precision(precision);
     const int ldc = n + 2;  // the dense-scratch path too (bf16)
     for (const int ld : {n, ldc}) {
       std::vector<float> c(static_cast<size_t>(m) * ld, -7.0f), filled(c.size(), -7.0f);
-      cpu::gemm_bias(false, false, m, n, k, a.data(), k, b.data(), n, bias.data(), c.data(), ld);
+      cpu::gemm_bias(false, false, m, n, k, a.data(), k, b.data(), n, bias.data(), c.data(), ld, precision);
       for (int i = 0; i < m; ++i) std::copy(bias.begin(), bias.end(), filled.begin() + static_cast<std::ptrdiff_t>(i) * ld);
-      cpu::gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 1.0f, filled.data(), ld);
+      cpu::gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 1.0f, filled.data(), ld, precision);
       CHECK(c == filled);
       std::vector<float> ref(c.size(), -7.0f);
       for (int i = 0; i < m; ++i) std::copy(bias.begin(), bias.end(), ref.begin() + static_cast<std::ptrdiff_t>(i) * ld);
@@ -148,7 +147,6 @@ TEST_CASE("gemm_bias: the bias in oneDNN's epilogue gives the bits of C filled w
       CHECK(test::rel_error(c, ref) < (precision == cpu::MatmulPrecision::bf16 ? 1e-2 : 1e-5));
     }
   }
-  cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
 }
 
 TEST_CASE("round_to_bf16_with_column_sums: the rounding's bits, the column sums, the same at 1 and 2 threads") {
@@ -238,14 +236,13 @@ TEST_CASE("bf16 attention (its GEMMs in bf16) matches the fp32 reference: forwar
     const model::DropoutStream rng{13, 0, 3, model::dropout_stream_id(0, 0)};
     std::vector<float> probs(np), probs_ref(np), ctx(nt), ctx_ref(nt);
     std::vector<uint8_t> keep(np), keep_ref(np);
-    cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
-    cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p);
+    cpu::attention_forward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), ctx.data(), rng, p,
+                           cpu::MatmulPrecision::bf16);
     std::vector<float> dq(nt), dk(nt), dv(nt), dq_ref(nt), dk_ref(nt), dv_ref(nt);
     cpu::attention_backward(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(), dq.data(),
-                            dk.data(), dv.data(), p);
+                            dk.data(), dv.data(), p, cpu::MatmulPrecision::bf16);
     // the dropped probabilities kept by the forward for the backward (as the model runs): the same bits
     test::check_kept_dropped_same_bits<uint16_t>(sh, rng, p, {q, k, v, dctx, ctx, dq, dk, dv});
-    cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
     cpu::attention_forward_ref(sh, q.data(), k.data(), v.data(), probs_ref.data(), keep_ref.data(), ctx_ref.data(),
                                rng, p);
     cpu::attention_backward_ref(sh, q.data(), k.data(), v.data(), probs.data(), keep.data(), dctx.data(),
@@ -271,16 +268,14 @@ TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and g
     const model::ParamLayout layout = model::make_param_layout(test::fixture_config(f));
     const data::Batch batch = test::fixture_batch(f);
     const std::vector<float> params = test::fixture_flat(f, layout, "/weights");
-    cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
     cpu::Bf16Copy params16;  // as CpuBackend: the GEMMs read the weights' bf16 copy
     params16.refresh(params.data(), params.size());
-    cpu::BertCpu model(layout);
+    cpu::BertCpu model(layout, cpu::MatmulPrecision::bf16);
     const model::StepStats st = model.forward(batch, params.data(), model::DropoutContext{});
     CHECK(st.loss == doctest::Approx(f.scalar<double>("/out/loss")).epsilon(1e-2));
     CHECK(test::rel_error(model.mlm_logits().data(), f.read<double>("/out/mlm_logits")) < 5e-2);
     std::vector<float> grads(layout.total, 0.0f);
     model.backward(params.data(), grads.data(), 1.0f);
-    cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
     double worst = 0;
     std::string worst_name;
     for (const auto& t : layout.tensors) {

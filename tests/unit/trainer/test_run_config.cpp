@@ -99,27 +99,59 @@ TEST_CASE("run config: errors name file, line, column and key") {
   CHECK(e6.find("weights: unknown group") != std::string::npos);
 }
 
-TEST_CASE("run config: precision follows the backend unless given; cpu fp32 or bf16, cuda bf16-only") {
+TEST_CASE("run config: precision follows the backend unless given; cpu fp32 or bf16, cuda bf16 or fp8") {
   auto load = [](const std::string& text) {
     const std::string path = write_temp(text);
     const RunConfig c = load_run_config(path);
     std::remove(path.c_str());
     return c;
   };
-  CHECK(load("run: {seed: 1}\n").precision == "fp32");
-  CHECK(load("run: {backend: cpu}\n").precision == "fp32");
-  CHECK(load("run: {backend: cuda}\n").precision == "bf16");
-  CHECK(load("run: {backend: cuda, precision: bf16}\n").precision == "bf16");
-  CHECK(load("run: {backend: cpu, precision: bf16}\n").precision == "bf16");  // bf16 GEMMs (oneDNN)
+  CHECK(load("run: {seed: 1}\n").precision == Precision::fp32);
+  CHECK(load("run: {backend: cpu}\n").precision == Precision::fp32);
+  CHECK(load("run: {backend: cuda}\n").precision == Precision::bf16);
+  CHECK(load("run: {backend: cuda, precision: }\n").precision == Precision::bf16);
+  CHECK(load("run: {backend: cuda, precision: bf16}\n").precision == Precision::bf16);
+  CHECK(load("run: {backend: cpu, precision: bf16}\n").precision == Precision::bf16);  // bf16 GEMMs (oneDNN)
+  CHECK(load("run: {backend: cuda, precision: fp8}\n").precision == Precision::fp8);
+  CHECK(error_of("run: {precision: fp16}\n").find("run.precision: expected one of fp32, bf16, fp8, got 'fp16'") !=
+        std::string::npos);
   // cuda + fp32 is a valid config (the harness writes it for fp32 GPU systems); the trainer refuses
   // it at start, before looking for a device (check_backend_available).
   const RunConfig fp32 = load("run: {backend: cuda, precision: fp32}\n");
-  CHECK(fp32.precision == "fp32");
+  CHECK(fp32.precision == Precision::fp32);
   CHECK_THROWS_WITH_AS(check_backend_available(fp32, "r.yaml"),
-                       doctest::Contains("r.yaml: run.precision: fp32 is not implemented on run.backend: cuda"),
+                       doctest::Contains("r.yaml: run.precision: fp32 is not implemented on run.backend: cuda; the cuda "
+                                         "backend computes in bf16 or fp8"),
+                       RunConfigError);
+  // fp8 on the cpu backend: refused the same way, naming what fp8 needs
+  CHECK_THROWS_WITH_AS(check_backend_available(load("run: {backend: cpu, precision: fp8}\n"), "r.yaml"),
+                       doctest::Contains("r.yaml: run.precision: fp8 is not implemented on run.backend: cpu; the cpu "
+                                         "backend computes in fp32 or bf16 (fp8 needs run.backend: cuda on GPUs with FP8"),
                        RunConfigError);
   CHECK_NOTHROW(check_backend_available(load("run: {backend: cpu}\n"), "r.yaml"));
   CHECK(error_of("run: {backend: tpu}\n").find("run.backend: 'tpu' is not one of cpu, cuda") != std::string::npos);
+  // the recipe's keys: Transformer Engine's defaults
+  const RunConfig d = load("run: {backend: cuda, precision: fp8}\n");
+  CHECK(d.fp8_amax_history == 1);
+  CHECK(d.fp8_margin == 0);
+  CHECK(load("run: {fp8_amax_history: 16, fp8_margin: 1}\n").fp8_amax_history == 16);
+  CHECK(error_of("run: {fp8_amax_history: 0}\n").find("run.fp8_amax_history: must be >= 1, got 0") != std::string::npos);
+}
+
+TEST_CASE("precision: one table of names, the backend's default, which backend computes in which") {
+  CHECK(precision_names() == std::vector<std::string>{"fp32", "bf16", "fp8"});
+  for (const std::string& n : precision_names()) CHECK(to_string(*parse_precision(n)) == n);
+  CHECK_FALSE(parse_precision("auto").has_value());
+  CHECK_FALSE(parse_precision("BF16").has_value());
+  CHECK(default_precision("cuda") == Precision::bf16);
+  CHECK(default_precision("cpu") == Precision::fp32);
+  CHECK(precision_problem(Precision::bf16, "cpu").empty());
+  CHECK(precision_problem(Precision::fp8, "cuda").empty());
+  CHECK_FALSE(precision_problem(Precision::fp8, "cpu").empty());
+  CHECK_FALSE(precision_problem(Precision::fp32, "cuda").empty());
+  const RunConfigKey* k = find_run_config_key("run.precision");
+  REQUIRE(k != nullptr);
+  CHECK(k->choices == precision_names());  // the schema's choices are the table's
 }
 
 TEST_CASE("run-config keys: one row per key, found by run-config or system name; defaults are RunConfig's") {
@@ -142,8 +174,8 @@ TEST_CASE("run-config keys: one row per key, found by run-config or system name;
   CHECK(c.max_predictions_per_seq == 76);
   CHECK(c.target_accuracy == doctest::Approx(0.72));
   CHECK(c.submission_org == "SUBMISSION_ORG_PLACEHOLDER");
-  for (const RunConfigKey& k : keys)
-    if (k.name != "run.precision") CHECK_MESSAGE(k.problem(c).empty(), k.name);  // precision: "" until the backend picks
+  CHECK(c.precision == Precision::fp32);  // the default backend's (cpu)
+  for (const RunConfigKey& k : keys) CHECK_MESSAGE(k.problem(c).empty(), k.name);
 }
 
 TEST_CASE("run config: a value outside its row's range names the bound") {

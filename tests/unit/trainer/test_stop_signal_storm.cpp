@@ -31,15 +31,15 @@ constexpr Shape kShapes[] = {{false, true, 1024, 512, 128}, {false, false, 1024,
 
 // Runs the products until `seconds` pass; returns how many elements of C missed k·a·b, which every one
 // must hold exactly (small integers in bf16 too). Checked after the sender thread is joined.
-size_t gemm_until(double seconds) {
+size_t gemm_until(double seconds, cpu::MatmulPrecision precision) {
   size_t wrong = 0;
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
     for (const Shape& s : kShapes) {
       std::vector<float> a(static_cast<size_t>(s.m) * s.k, 0.5f), b(static_cast<size_t>(s.k) * s.n, 0.25f),
           c(static_cast<size_t>(s.m) * s.n, -1.0f);
-      cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f,
-                c.data(), s.n);
+      cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f, c.data(),
+                s.n, precision);
       for (float v : c) wrong += v != 0.125f * s.k;
     }
   }
@@ -64,12 +64,10 @@ TEST_CASE("SIGTERM/SIGINT storm during gemm(): flag set, no thread computing is 
       usleep(20);
     }
   });
-  cpu::set_matmul_precision(cpu::MatmulPrecision::fp32);
-  const size_t wrong_fp32 = gemm_until(2.0);
+  const size_t wrong_fp32 = gemm_until(2.0, cpu::MatmulPrecision::fp32);
   size_t wrong_bf16 = 0;
   if (bf16) {
-    cpu::set_matmul_precision(cpu::MatmulPrecision::bf16);
-    wrong_bf16 = gemm_until(2.0);
+    wrong_bf16 = gemm_until(2.0, cpu::MatmulPrecision::bf16);
   } else {
     MESSAGE("no bf16 matmul on this CPU: fp32 only");
   }

@@ -1,0 +1,107 @@
+#include "trainer/cuda/fp8_gemm.h"
+
+#include <string>
+
+#include "trainer/cuda/check.h"
+
+namespace bert::cuda {
+namespace {
+
+struct Descs {  // RAII for one call's descriptors
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  ~Descs() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    for (cublasLtMatrixLayout_t l : {d, c, b, a})
+      if (l) cublasLtMatrixLayoutDestroy(l);
+    if (op) cublasLtMatmulDescDestroy(op);
+  }
+};
+
+template <typename T>
+void set_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const T& v) {
+  BERT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, attr, &v, sizeof(v)));
+}
+
+cudaDataType_t cuda_type(model::Fp8Format f) { return f == model::Fp8Format::e4m3 ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2; }
+
+cudaDataType_t cuda_type(Fp8OutType t) {
+  switch (t) {
+    case Fp8OutType::bf16: return CUDA_R_16BF;
+    case Fp8OutType::f32: return CUDA_R_32F;
+    case Fp8OutType::e4m3: return CUDA_R_8F_E4M3;
+    case Fp8OutType::e5m2: return CUDA_R_8F_E5M2;
+  }
+  return CUDA_R_16BF;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+std::string shape(const Fp8GemmArgs& a) {
+  return std::to_string(a.rows) + "x" + std::to_string(a.cols) + "x" + std::to_string(a.k);
+}
+
+}  // namespace
+
+Fp8Gemm::Fp8Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
+  BERT_CUBLAS_CHECK(cublasLtCreate(&handle_));
+  if (workspace_bytes_) BERT_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
+}
+
+Fp8Gemm::~Fp8Gemm() {
+  if (workspace_) cudaFree(workspace_);
+  if (handle_) cublasLtDestroy(handle_);
+}
+
+void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
+  if (a.rows == 0 || a.cols == 0) return;
+  const bool fp8_out = a.d_type == Fp8OutType::e4m3 || a.d_type == Fp8OutType::e5m2;
+  const int64_t ldx = a.x.ld ? a.x.ld : a.k, ldw = a.w.ld ? a.w.ld : a.k, ldd = a.ldd ? a.ldd : a.cols;
+  if (a.rows % 16 || a.cols % 16 || a.k % 16 || ldx % 16 || ldw % 16 || ldd % 16 || !aligned16(a.x.p) ||
+      !aligned16(a.w.p) || !aligned16(a.d) || !a.x.scale_inv || !a.w.scale_inv)
+    throw CudaError("Fp8Gemm: " + shape(a) + ": rows, cols, k and row strides must be multiples of 16, pointers "
+                    "16-byte aligned, both scale_inv given");
+  if (a.x.format == model::Fp8Format::e5m2 && a.w.format == model::Fp8Format::e5m2)
+    throw CudaError("Fp8Gemm: E5M2 x E5M2 has no cuBLASLt kernel");
+  if (fp8_out ? (a.beta != 0.f || a.bias || !a.d_scale) : (a.d_scale || a.amax_d))
+    throw CudaError("Fp8Gemm: an FP8 output takes d_scale (and amax_d), no beta or bias; other outputs neither");
+  if (a.bias && a.d_type != Fp8OutType::bf16) throw CudaError("Fp8Gemm: a bias needs the bf16 output");
+
+  // Column-major: D (cols x rows) = W^T (cols x k, W stored k x cols: op T) * X (k x rows, op N).
+  Descs ds;
+  BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&ds.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+  set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+  set_attr(ds.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(a.w.scale_inv));
+  set_attr(ds.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(a.x.scale_inv));
+  if (a.d_scale) set_attr(ds.op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, static_cast<const void*>(a.d_scale));
+  if (a.amax_d) set_attr(ds.op, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, static_cast<void*>(a.amax_d));
+  set_attr(ds.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<int8_t>(a.fast_accum ? 1 : 0));
+  if (a.bias) {
+    set_attr(ds.op, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
+    set_attr(ds.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(a.bias));
+    set_attr(ds.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, static_cast<int32_t>(CUDA_R_16BF));
+  }
+  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.a, cuda_type(a.w.format), a.k, a.cols, ldw));
+  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.b, cuda_type(a.x.format), a.k, a.rows, ldx));
+  // C is D itself (an FP8 D takes a bf16 C layout, never read: beta 0; as Transformer Engine)
+  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.c, fp8_out ? CUDA_R_16BF : cuda_type(a.d_type), a.cols, a.rows,
+                                               fp8_out ? a.cols : ldd));
+  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.d, cuda_type(a.d_type), a.cols, a.rows, ldd));
+  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&ds.pref));
+  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                         &workspace_bytes_, sizeof(workspace_bytes_)));
+  cublasLtMatmulHeuristicResult_t heur{};
+  int found = 0;
+  const cublasStatus_t hs =
+      cublasLtMatmulAlgoGetHeuristic(handle_, ds.op, ds.a, ds.b, ds.c, ds.d, ds.pref, 1, &heur, &found);
+  if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
+    throw CudaError("cuBLASLt: no FP8 algorithm for " + shape(a) + " (" + cublasLtGetStatusString(hs) +
+                    "; FP8 needs sm_89 or later)");
+  const float alpha = 1.f;
+  BERT_CUBLAS_CHECK(cublasLtMatmul(handle_, ds.op, &alpha, a.w.p, ds.a, a.x.p, ds.b, &a.beta, a.d,
+                                   ds.c, a.d, ds.d, &heur.algo, workspace_, workspace_bytes_, stream));
+}
+
+}  // namespace bert::cuda
