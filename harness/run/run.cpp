@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -71,6 +72,10 @@ void use_recorded_seeds(Plan& plan, const std::string& outdir) {
 namespace {
 
 constexpr unsigned long long kMinFreeForLogs = 64ull << 20;
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 std::string system_dir_name(const Plan& plan) {
   std::string s = !plan.system_name.empty() ? plan.system_name : !plan.config_name.empty() ? plan.config_name : "system";
@@ -189,7 +194,14 @@ int SetRunner::run() {
     return fail_usage(e.what());
   }
 
-  if (!run_setup() || !preflight()) {
+  const double t_setup = seconds_now();
+  const bool setup_ok = run_setup();
+  state_.timings.setup_s = seconds_now() - t_setup;
+  const double t_preflight = seconds_now();
+  const bool preflight_ok = setup_ok && preflight();
+  state_.timings.preflight_s = seconds_now() - t_preflight;
+  save();
+  if (!setup_ok || !preflight_ok) {
     if (!signals_.received()) return 2;
     display_.print(std::string("interrupted by ") + strsignal(signals_.received()) + " before the first experiment");
     return 128 + signals_.received();
@@ -348,7 +360,9 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   }
   if (plan_.experiment.cache_clear != CachePolicy::Off && !plan_.cache_clear.argv.empty())
     log_command("cache clear", plan_.cache_clear);
+  const double t_cc = seconds_now();
   CacheClearOutcome cc = clear_caches(plan_);
+  e.timings.cache_clear_s = seconds_now() - t_cc;
   e.cache_cleared = cc.cleared;
   if (plan_.experiment.cache_clear != CachePolicy::Off && !plan_.cache_clear.argv.empty())
     for (size_t n = 0; n < cc.cleared.size() && n < plan_.nodes.size(); ++n)
@@ -384,7 +398,13 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   } else {
     procs.push_back({plan_.launch.argv, base_env, plan_.launch.cwd});
   }
-  OutputRouter router(log_fd, ranks_fd, launcher_.tag_style(), [this](const std::string& l) { display_.on_line(l); });
+  // The launch's own cost: from here to rank 0's first MLPerf line.
+  const double t_launch = seconds_now();
+  double first_line = -1;
+  OutputRouter router(log_fd, ranks_fd, launcher_.tag_style(), [this, &first_line, t_launch](const std::string& l) {
+    if (first_line < 0 && l.find(":::MLLOG") != std::string::npos) first_line = seconds_now() - t_launch;
+    display_.on_line(l);
+  });
   log_command("launch", plan_.launch);
   if (launcher_.starts_each_rank())
     for (const auto& r : ranks) {
@@ -414,6 +434,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   log_file_error_.clear();
   e.launched = true;
   StepResult step = run_step(procs, router, so, &signals_);
+  e.timings.first_line_s = first_line;
   if (log_from_file) append_log_file(i, log_fd, log_files_before);
   ::close(log_fd);
   if (ranks_fd >= 0) ::close(ranks_fd);
@@ -468,7 +489,8 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       const RankFailure f = launcher_.read_failure(log_text, step.failed_process, describe_wait_status(step.wait_status));
       e.failed_rank = f.rank;
       e.exit_status = f.status;
-      if (plan_.nodes.size() > 1) e.failed_node = node_of_rank(plan_, f.rank);  // one node: nothing to tell apart
+      // A node another one can replace: not this machine when the executor starts the ranks here.
+      if (!launcher_.starts_each_rank()) e.failed_node = node_of_rank(plan_, f.rank);
       if (!e.failed_node.empty()) state_.nodes[e.failed_node].failed_first.push_back(i);
       e.message = (e.failed_rank >= 0 ? "rank " + std::to_string(e.failed_rank) : std::string("a rank")) +
                   (e.failed_node.empty() ? "" : " on node " + e.failed_node) + " failed with " + e.exit_status +
@@ -490,7 +512,9 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
     try {
       write_file_atomic(tree_.result(i), mllog_only(log_text));
       e.result = rel(tree_.result(i));
+      const double t_check = seconds_now();
       check_result(e);
+      e.timings.check_s = seconds_now() - t_check;
     } catch (const std::exception& ex) {
       e.status = ExpStatus::Failed;
       e.message += (e.message.empty() ? "" : "; ") + std::string(ex.what());

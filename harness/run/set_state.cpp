@@ -57,9 +57,12 @@ ojson SetState::to_json() const {
     x["samples"] = e.samples ? ojson(*e.samples) : ojson(nullptr);
     x["cache_cleared"] = e.cache_cleared;
     x["wall_seconds"] = e.wall_seconds;
+    x["timings"] = {{"cache_clear_s", e.timings.cache_clear_s}, {"first_line_s", e.timings.first_line_s},
+                    {"check_s", e.timings.check_s}};
     j["experiments"].push_back(x);
   }
   j["nodes"] = harness::to_json(nodes);
+  j["timings"] = {{"setup_s", timings.setup_s}, {"preflight_s", timings.preflight_s}};
   return j;
 }
 
@@ -88,9 +91,19 @@ SetState SetState::from_json(const ojson& j) {
     if (x.contains("samples") && x["samples"].is_number()) e.samples = x["samples"].get<double>();
     if (x.contains("cache_cleared")) e.cache_cleared = x["cache_cleared"].get<std::vector<bool>>();
     e.wall_seconds = x.value("wall_seconds", 0.0);
+    if (x.contains("timings")) {
+      const auto& t = x["timings"];
+      e.timings.cache_clear_s = t.value("cache_clear_s", 0.0);
+      e.timings.first_line_s = t.value("first_line_s", -1.0);
+      e.timings.check_s = t.value("check_s", 0.0);
+    }
     s.experiments.push_back(e);
   }
   if (j.contains("nodes")) s.nodes = node_records_from_json(j.at("nodes"));
+  if (j.contains("timings")) {
+    s.timings.setup_s = j["timings"].value("setup_s", 0.0);
+    s.timings.preflight_s = j["timings"].value("preflight_s", 0.0);
+  }
   if (s.nexp != int(s.experiments.size())) throw std::runtime_error("nexp does not match the experiment list");
   return s;
 }

@@ -35,6 +35,11 @@ struct ExperimentRecord {
   std::optional<double> ttt_minutes;
   std::optional<double> samples;
   std::vector<bool> cache_cleared;     // per node, true outcome of the cache clear
+  struct {
+    double cache_clear_s = 0;          // the cache clear step
+    double first_line_s = -1;          // launch -> rank 0's first MLPerf line (-1 = none)
+    double check_s = 0;                // compliance check + score of its result
+  } timings;                           // the harness's own overhead (bench/harness_overhead.sh)
   double wall_seconds = 0;
   bool launched = false;
 };
@@ -47,6 +52,9 @@ struct SetState {
   int interrupt_signal = 0;
   std::vector<ExperimentRecord> experiments;
   NodeRecords nodes;                   // per node across the set (node_record.h)
+  struct {
+    double setup_s = 0, preflight_s = 0;  // of the last `harness run` of the set
+  } timings;
 
   nlohmann::ordered_json to_json() const;
   static SetState from_json(const nlohmann::ordered_json& j);  // throws std::runtime_error on bad content
