@@ -1,24 +1,11 @@
-# Shared by the submitter tools' tests: arguments, a fresh work dir, assertions.
+# Shared by the submitter tools' tests: the executor tests' lib.sh (fresh work dir, fail, expect_rc,
+# expect_grep) and a closed-division system of the fake trainer.
 # Usage: source lib.sh HARNESS FAKE_TRAINER PYTHON WORKDIR SOURCE_DIR
 # shellcheck shell=bash
-set -u
+# shellcheck source=tests/integration/harness_run/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../harness_run/lib.sh" "$1" "$2" "$3" "$4"
 HARNESS=$1
-FAKE=$2
-PY=$3
-WORK=$4
 SRC=$5
-rm -rf "$WORK"
-mkdir -p "$WORK"
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$WORK"/stdout "$WORK"/stderr; do
-    [ -f "$f" ] && { echo "--- $f" >&2; tail -n 30 "$f" >&2; }
-  done
-  exit 1
-}
-expect_rc() { [ "$2" -eq "$1" ] || fail "$3: exit code $2, expected $1"; }
-expect_grep() { grep -q -- "$1" "$2" || fail "'$1' not found in $2"; }
 
 # A closed-division system on this machine whose ranks run the fake trainer (an external trainer that
 # reads the run's run.yaml), converging at ~2.3-2.8M samples (past the RCP of its batch 448).

@@ -32,15 +32,7 @@ benchmark:
 experiment: {nexp: 3, division: open, output_dir: $out, cache_clear: best-effort, seed_policy: "sequence:100"}
 YAML
 # 1. the set, stopped (SIGTERM) once its first experiment has failed
-cat > "$work/first.sh" <<EOS
-"$harness" run "$work/bad.yaml" > "$work/first.out" 2> "$work/first.err" &
-h=\$!
-for _ in \$(seq 1 600); do grep -q 'experiment 01/3.*failed' "$work/first.out" 2> /dev/null && break; sleep 0.1; done
-kill -TERM \$h
-wait \$h
-echo "harness exit \$?" > "$work/rc1"
-EOS
-timeout 300 salloc -N2 --exclusive bash "$work/first.sh" > /dev/null 2>&1
+stop_after_first_failure "$harness" "$work/bad.yaml" "$work" -N2
 grep -q "^harness exit 143$" "$work/rc1" || fail "the first part did not end by SIGTERM: $(cat "$work/rc1")"
 grep -q "experiment 01/3 (seed 100): failed - rank 1 on node node2 failed with exit code 3" "$work/first.out" ||
   fail "the status line does not name node2"

@@ -46,15 +46,7 @@ experiment: {nexp: 3, division: open, output_dir: $out, cache_clear: best-effort
 YAML
 t0=$(date +%s.%N)
 # 1. experiment 1 fails on $bad; the set is stopped there (SIGTERM)
-cat > "$work/first.sh" <<EOS
-"$harness" run "$work/set.yaml" > "$work/first.out" 2> "$work/first.err" &
-h=\$!
-for _ in \$(seq 1 3000); do grep -q 'experiment 01/3.*failed' "$work/first.out" 2> /dev/null && break; sleep 0.1; done
-kill -TERM \$h
-wait \$h
-echo "harness exit \$?" > "$work/rc1"
-EOS
-timeout 900 salloc -N"$nodes" -w "node[1-$nodes]" --exclusive bash "$work/first.sh" > /dev/null 2>&1
+stop_after_first_failure "$harness" "$work/set.yaml" "$work" -N"$nodes" -w "node[1-$nodes]"
 t1=$(date +%s.%N)
 grep -q "^harness exit 143$" "$work/rc1" || fail "the first part did not end by SIGTERM: $(cat "$work/rc1")"
 log1=$(ls "$out"/logs/*_01.log)
