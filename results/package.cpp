@@ -180,14 +180,20 @@ void check_benchmark_dir(const fs::path& org, const fs::path& bdir, const std::s
                          ", but some do not conform to naming convention");
 
   CheckOptions co{opts.ruleset, opts.werror, true};
-  std::vector<std::string> failing;
+  std::vector<std::string> failing;  // "<file>: its first failure": the official wording names no file
   for (const auto& f : files) {
     LogVerdict lv = check_log_file(f, co);
-    if (!lv.passed) failing.push_back(f.filename().string());
+    if (lv.passed) continue;
+    std::string why = !lv.checker_error.empty() ? lv.checker_error : !lv.failures.empty() ? lv.failures.front().text
+                      : !lv.parse_errors.empty() ? "parse error: " + lv.parse_errors.front() : "failed";
+    failing.push_back((bdir / f.filename()).string() + ": " + why.substr(0, why.find('\n')));
   }
-  if (failing.size() == 1) v.warnings.push_back("1 file does not comply, accepting this under olympic scoring");
+  std::string which;
+  for (const std::string& f : failing) which += (which.empty() ? " (" : "; ") + f;
+  if (!which.empty()) which += ")";
+  if (failing.size() == 1) v.warnings.push_back("1 file does not comply, accepting this under olympic scoring" + which);
   else if (failing.size() > 1)
-    v.errors.push_back(std::to_string(failing.size()) + " files do not comply, directory cannot be accepted");
+    v.errors.push_back(std::to_string(failing.size()) + " files do not comply, directory cannot be accepted" + which);
 
   if (!closed) return;
   if (opts.seed_checker_bypass || params_seed || params_say(bdir / "package_checker_params", "seed-checker-bypass"))

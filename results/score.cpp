@@ -104,13 +104,22 @@ std::optional<int64_t> first_seed(const ParsedLog& log) {
 // infinite time_ms) makes the run invalid: the official summarizer would average or sort it.
 void set_time_to_train(const ParsedLog& log, RunScore& run) {
   std::optional<double> start, stop;
+  std::string status;
   for (const auto& rec : log.records) {
     if (rec.key_str() && *rec.key_str() == "run_start") start = rec.timestamp;
-    if (rec.key_str() && *rec.key_str() == "run_stop") stop = rec.timestamp;
+    if (rec.key_str() && *rec.key_str() == "run_stop") {
+      stop = rec.timestamp;
+      const auto& md = rec.value.contains("metadata") ? rec.value["metadata"] : rec.value;
+      if (md.is_object() && md.contains("status") && md["status"].is_string()) status = md["status"].get<std::string>();
+    }
     if (start && stop) break;
   }
   if (!start || !stop) {
     run.failure = start ? "run_stop not recorded" : "run_start not recorded";
+  } else if (status != "success") {
+    // Compliant in the open division (its rules do not ask for success), but the run never reached the
+    // target: it has no time to train (MLPerf counts it as not converged), whatever its division.
+    run.failure = "run_stop status " + (status.empty() ? std::string("missing") : status) + ": the run did not reach the target";
   } else if (!std::isfinite(*stop - *start)) {
     run.failure = fmt::format("time to train is not a finite number (run_start time_ms {:.0f}, run_stop time_ms {:.0f})",
                               *start, *stop);

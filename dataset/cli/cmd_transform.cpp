@@ -64,7 +64,9 @@ void add_transforms(CLI::App& app) {
   add_jobs(reshard_cmd, *rs);
   reshard_cmd->callback([a = rs] {
     const auto files = input_files(a->in);
-    reshard(files, a->out, a->shards, parse_format(a->format), a->limits, step("shard written"), workers(a->jobs));
+    into_new_folder(a->out, [&](const std::string& dir) {
+      reshard(files, dir, a->shards, parse_format(a->format), a->limits, step("shard written"), workers(a->jobs));
+    });
     fmt::print("reshard: {} file(s) -> {} {} shards in {}\n", files.size(), a->shards, a->format, a->out);
   });
 
@@ -78,7 +80,9 @@ void add_transforms(CLI::App& app) {
   add_jobs(chop_cmd, *ch);
   chop_cmd->callback([a = ch] {
     const auto files = input_files(a->in);
-    chop(files, a->out, a->shards, output_format(files, a->format), a->limits, step("shard written"), workers(a->jobs));
+    into_new_folder(a->out, [&](const std::string& dir) {
+      chop(files, dir, a->shards, output_format(files, a->format), a->limits, step("shard written"), workers(a->jobs));
+    });
     fmt::print("chop: {} file(s) -> {} shards in {}\n", files.size(), a->shards, a->out);
   });
 
@@ -92,8 +96,10 @@ void add_transforms(CLI::App& app) {
   add_format(sh_cmd, *sh);
   sh_cmd->callback([a = sh] {
     const auto files = input_files(a->in);
-    shuffle_samples(files, a->out, a->seed, output_format(files, a->format), a->limits,
-                    step("shuffle step (read inputs, write outputs)"));
+    into_new_folder(a->out, [&](const std::string& dir) {
+      shuffle_samples(files, dir, a->seed, output_format(files, a->format), a->limits,
+                      step("shuffle step (read inputs, write outputs)"));
+    });
     fmt::print("shuffle: {} shard(s) -> {} (seed {})\n", files.size(), a->out, a->seed);
   });
 
@@ -117,7 +123,9 @@ void add_transforms(CLI::App& app) {
   add_jobs(tv_cmd, *tv);
   tv_cmd->callback([a = tv] {
     const auto files = input_files(a->in);
-    convert_files(files, a->out, Format::varlength, a->limits, step("file converted"), workers(a->jobs));
+    into_new_folder(a->out, [&](const std::string& dir) {
+      convert_files(files, dir, Format::varlength, a->limits, step("file converted"), workers(a->jobs));
+    });
     fmt::print("to-varlength: {} file(s) -> {}\n", files.size(), a->out);
   });
 
@@ -129,8 +137,11 @@ void add_transforms(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   sb_cmd->callback([a = sb] {
     const auto files = input_files(a->in);
-    const auto counts = a->shards > 0 ? split4bin_chop(files, a->out, a->shards, a->limits, step("file split"))
-                                      : split4bin(files, a->out, a->limits, step("file split"));
+    std::vector<int64_t> counts;
+    into_new_folder(a->out, [&](const std::string& dir) {
+      counts = a->shards > 0 ? split4bin_chop(files, dir, a->shards, a->limits, step("file split"))
+                             : split4bin(files, dir, a->limits, step("file split"));
+    });
     fmt::print("split4bin: {} file(s) -> {}: sequences per bin {} / {} / {} / {}\n", files.size(), a->out, counts[0],
                counts[1], counts[2], counts[3]);
   });
@@ -148,10 +159,12 @@ void add_transforms(CLI::App& app) {
   pk_cmd->callback([a = pk] {
     const auto files = input_files(a->in);
     if (a->per_shard && a->shards > 0) throw DataError("pack: --shards applies to global packing, not --per-shard");
-    const PackSummary s =
-        a->per_shard ? pack_files(files, a->out, a->limits, a->max_per_pack, a->seed, step("file packed"))
-                     : pack_files_global(files, a->out, a->limits, a->max_per_pack, a->seed, a->shards,
-                                         step("pack step (scan, distribute, write)"));
+    PackSummary s;
+    into_new_folder(a->out, [&](const std::string& dir) {
+      s = a->per_shard ? pack_files(files, dir, a->limits, a->max_per_pack, a->seed, step("file packed"))
+                       : pack_files_global(files, dir, a->limits, a->max_per_pack, a->seed, a->shards,
+                                           step("pack step (scan, distribute, write)"));
+    });
     fmt::print("pack: {} sequences -> {} packs of {} tokens in {} ({:.4f} sequences/pack), packing efficiency {:.4f} "
                "(real tokens / pack slots)\n",
                s.sequences, s.packs, s.seq_len, a->out, s.sequences_per_pack(), s.efficiency());

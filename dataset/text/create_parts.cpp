@@ -26,6 +26,9 @@ int64_t create_part(const CreateJob& job, const Vocab& vocab, const GeneratorOpt
   const Documents docs = read_documents(job.input, vocab, opt.lower_case);
   const Instances inst = generate_instances(docs, vocab, opt);
   const int64_t n = static_cast<int64_t>(inst.rows.size());
+  if (n == 0)  // an empty shard with exit 0 would pass for a part made
+    throw DataError(fmt::format("{}: no training instances: the text part is empty (or holds no document the generator can "
+                                "use)", job.input));
   FixedShardWriter out(job.output, n, Limits{vocab.num_ids(), opt.max_seq_length, opt.max_predictions_per_seq});
   for (int64_t first = 0; first < n; first += kBlockRows) {
     SequenceSet block;

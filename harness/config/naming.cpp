@@ -24,14 +24,14 @@ std::optional<MlperfName> parse_mlperf_name(const std::string& file) {
   return n;
 }
 
-std::vector<std::string> check_mlperf_name(const std::string& file, const NameFacts& f) {
+std::vector<std::string> check_mlperf_name(const std::string& file, const NameFacts& f, const std::string& what) {
   std::vector<std::string> w;
   auto n = parse_mlperf_name(file);
   if (!n) return w;
-  std::string name = std::filesystem::path(file).filename().string();
+  std::string name = what + " " + std::filesystem::path(file).filename().string();
   auto differ = [&](const char* what, int in_name, int in_file, const char* key) {
     if (in_name != in_file)
-      w.push_back("file name " + name + " says " + what + " " + std::to_string(in_name) + " but " + key + " is " +
+      w.push_back(name + " says " + what + " " + std::to_string(in_name) + " but " + key + " is " +
                   std::to_string(in_file));
   };
   differ("nodes", n->nodes, f.nodes, "nodes.count");
@@ -39,8 +39,8 @@ std::vector<std::string> check_mlperf_name(const std::string& file, const NameFa
   differ("batch", n->batch, f.batch, "benchmark.batch_size");
   differ("accumulation", n->accum, f.accum, "benchmark.gradient_accumulation_steps");
   bool pack_suffix = n->suffix == "pack" || n->suffix.rfind("pack_", 0) == 0;
-  if (pack_suffix && !f.packed) w.push_back("file name " + name + " says _pack but benchmark.data.format is not packed");
-  if (!pack_suffix && f.packed) w.push_back("file name " + name + " lacks _pack but benchmark.data.format is packed");
+  if (pack_suffix && !f.packed) w.push_back(name + " says _pack but benchmark.data.format is not packed");
+  if (!pack_suffix && f.packed) w.push_back(name + " lacks _pack but benchmark.data.format is packed");
   return w;
 }
 

@@ -20,7 +20,8 @@ struct NameFacts {      // what the file's content says
   bool packed = false;
 };
 
-// One warning per disagreement between the name and the content.
-std::vector<std::string> check_mlperf_name(const std::string& file, const NameFacts& facts);
+// One warning per disagreement between the name and the content; `what` names the name ("file name",
+// "system.config_name").
+std::vector<std::string> check_mlperf_name(const std::string& file, const NameFacts& facts, const std::string& what = "file name");
 
 }  // namespace bert::harness

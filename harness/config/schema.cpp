@@ -72,6 +72,9 @@ std::vector<SchemaEntry> own_rows() {
       list("topology.gpu_numa_map", V::IntList, "GPU i -> OS NUMA node, when the topology lacks PCI locality"),
       str("topology.reserved_cpus", "", "hwloc CPU list owned by e.g. a WekaIO client; never given to a rank"),
       boolean("topology.compare", "true", "preflight: compare each node's live topology with this one and stop on a difference"),
+      boolean("topology.assumed", "false",
+              "the topology is an assumption (harness import: a config's DGXNGPU, DGXNSOCKET, ...), not a description of "
+              "the node: the dry-run says so and the preflight compares only each node's GPU count with it"),
       str("topology.allowed_cpus", "", "override of the CPUs the job may use (default: the process's cpuset)"),
       // binding
       oneof("binding.cpu", "exclusive", {"exclusive", "exclusive-nosmt", "node", "socket", "none", "map"}, "CPU binding policy"),

@@ -87,6 +87,8 @@ BashEvalResult bash_eval(const std::string& config, const BashEvalOptions& opts)
     }
   } cleanup{root};
   std::ofstream(out / "wrapper.sh") << kWrapper;
+  for (const auto& [name, content] : opts.stand_ins)
+    if (!fs::exists(scratch / name)) std::ofstream(scratch / name) << content;
 
   // The original paths in messages, not the scratch copy's.
   auto original = [&](const std::string& s) {
@@ -126,7 +128,15 @@ BashEvalResult bash_eval(const std::string& config, const BashEvalOptions& opts)
     const fs::path shown = fs::path(file).is_absolute() ? fs::path(file) : folder / file;
     std::string msg = bash_message(r.stderr_text, f[1], f[2]);
     if (msg.empty()) msg = "`" + f[3] + "` failed with exit status " + f[0];
-    throw UserError(Loc{shown.string(), std::stoi(f[2]), 0}, "", "bash: " + msg);
+    const UserError e(Loc{shown.string(), std::stoi(f[2]), 0}, "", "bash: " + msg);
+    const std::string tail = ": No such file or directory";
+    const bool sources = f[3].rfind("source ", 0) == 0 || f[3].rfind(". ", 0) == 0;
+    if (sources && msg.size() > tail.size() && msg.compare(msg.size() - tail.size(), tail.size(), tail) == 0) {
+      std::string missing = msg.substr(0, msg.size() - tail.size());
+      if (auto at = missing.rfind(": "); at != std::string::npos) missing.erase(0, at + 2);  // "line 38: ./x.sh"
+      throw MissingSourceError(e, original(missing), f[3]);
+    }
+    throw e;
   }
   std::istringstream redacted(slurp(out / "redacted"));
   for (std::string l; std::getline(redacted, l);) {

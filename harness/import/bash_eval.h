@@ -8,12 +8,25 @@
 #include <string>
 #include <vector>
 
+#include "common/user_error.h"
+
 namespace bert::harness {
 
 struct BashEvalOptions {
   std::vector<std::string> source_first;       // files sourced before the config (a site's env.sh)
   std::map<std::string, std::string> env;      // the clean environment's variables (NEXP=10, ...)
   double timeout_s = 10;
+  std::map<std::string, std::string> stand_ins;  // file name -> content, put in the scratch folder when the
+                                                 // config's folder lacks that file (a helper its repository lacks)
+};
+
+// A `source`/`.` of a file that is not there: the UserError at its line, plus what was missing and the
+// command as written (`source $(dirname ${BASH_SOURCE[0]})/config_${SYSTEM}_common.sh`).
+struct MissingSourceError : UserError {
+  MissingSourceError(const UserError& e, std::string missing_, std::string command_)
+      : UserError(e), missing(std::move(missing_)), command(std::move(command_)) {}
+  std::string missing;  // as bash printed it: ./config__common.sh
+  std::string command;
 };
 
 struct BashEvalResult {

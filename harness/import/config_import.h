@@ -13,12 +13,14 @@ namespace bert::harness {
 
 struct ImportOptions {
   std::string config;                 // config_<SYSTEM>.sh
-  std::string profile;                // "" = from the variables (DGXNGPU: nvidia-pytorch; GRAD_STEPS: samsung-pytorch)
+  std::string profile;                // "" = from run.sub / run_and_time.sh beside the config, else the variables (launch_reader.h)
   std::string launcher_script;        // Samsung-style launcher holding hosts=(...) and NGPU ("" = run_multinode.sh if there)
   std::string systems_dir;            // the shipped systems/ (bases are extended from there)
   std::string output;                 // where the YAML goes ("" = stdout); extends is relative to it
   std::string submitter;              // system.submitter ("" = the base's, if any)
   std::string division;               // experiment.division: closed | open ("" = the base's)
+  std::string topology;               // hwloc XML of the real node ("" = the base's, or assumed from the variables)
+  std::vector<std::string> sets;      // key.path=value written into the YAML last (as harness run --set)
   BashEvalOptions bash;
 };
 
@@ -30,12 +32,22 @@ struct ImportRow {
 
 struct ImportResult {
   std::string yaml;
+  std::string profile, profile_why;   // which implementation's conventions, and which file said so
+  std::vector<std::string> warnings;  // e.g. the launch was guessed
   std::vector<ImportRow> rows;        // in variable order
   std::vector<std::string> notes;
 };
 
 // Throws UserError (file:line for bash errors, the variable for a value that cannot be mapped).
 ImportResult import_config(const ImportOptions& opts);
+
+// What the plan made of the node, to hold the config's topology variables against.
+struct NodeFacts {
+  std::string source;  // the topology's description (XML path, synthetic string)
+  int packages = 0, cores = 0, pus = 0, gpus = 0;
+};
+// One warning per topology variable (DGXNSOCKET, DGXSOCKETCORES, DGXHT, DGXNGPU) the node contradicts.
+std::vector<std::string> topology_contradictions(const ImportResult& r, const NodeFacts& node);
 
 // The table `harness import` prints: one line per variable, grouped mapped / passed through / ignored.
 std::string import_table(const ImportResult& r);

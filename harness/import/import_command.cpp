@@ -45,7 +45,7 @@ void register_import_command(CLI::App& app) {
   c.cmd = app.add_subcommand("import", "turn a config_<SYSTEM>.sh (sourced by bash) into a system YAML that runs the same");
   c.cmd->add_option("config", c.opts.config, "the config_*.sh")->required();
   c.cmd->add_option("-o,--output", c.opts.output, "write the YAML here (default: stdout; the table then goes to stderr)");
-  c.cmd->add_option("--nexp", c.nexp, "NEXP while sourcing (walltimes depend on it; default: $NEXP, else unset)");
+  c.cmd->add_option("--nexp", c.nexp, "NEXP while sourcing (walltimes depend on it; default: $NEXP, else the set's experiment.nexp, 10)");
   c.cmd->add_flag("--maxq", c.maxq, "SET_MAXQ_CLK=1 while sourcing");
   c.cmd->add_flag("--minedp", c.minedp, "SET_MINEDP_CLK=1 while sourcing");
   c.cmd->add_flag("--power", c.power, "MLPERF_POWER_TRAIN_AFTER_RUN_STOP=1 while sourcing");
@@ -54,6 +54,9 @@ void register_import_command(CLI::App& app) {
   c.cmd->add_option("--submitter", c.opts.submitter, "system.submitter: the submitting organization (the closed division needs one; "
                                                       "default: the hardware base's)");
   c.cmd->add_option("--division", c.opts.division, "experiment.division: closed or open (default: the base's, closed)");
+  c.cmd->add_option("--topology", c.opts.topology, "hwloc XML of the real node (lstopo --of xml): instead of the base's, or "
+                                                    "of the one assumed from DGXNGPU/DGXNSOCKET/... when no base describes it");
+  c.cmd->add_option("--set", c.opts.sets, "key.path=value written into the YAML over what the config gave, repeatable");
   c.cmd->add_option("--profile", c.opts.profile, "trainer profile (default: from the variables)");
   c.cmd->add_option("--launcher-script", c.opts.launcher_script, "a launcher script holding hosts=(...) and NGPU (default: run_multinode.sh beside the config)");
   c.cmd->add_option("--systems", c.opts.systems_dir, "the shipped systems/ folder (default: next to this binary)");
@@ -107,6 +110,11 @@ int run_import_if_parsed() {
                           "--division open, or set system.submitter in the YAML\n"
                         : "give what it lacks when importing (--env NAME=VALUE, --source-first env.sh) or in the YAML\n");
       return 2;
+    }
+    if (!plan.nodes.empty() && !plan.topology_assumed) {
+      const auto& t = plan.nodes.front().topology;
+      for (const std::string& w : topology_contradictions(r, {t.source, t.packages, t.cores, t.pus, static_cast<int>(t.gpus.size())}))
+        table << "warning: " << w << "\n";
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     table << "wrote " << o.output << " (" << plan.num_nodes << " x " << plan.ranks_per_node << " ranks, trainer "

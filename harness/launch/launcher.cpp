@@ -1,6 +1,9 @@
 #include "harness/launch/launcher.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <regex>
 
 #include "slurm/hostlist.h"
 
@@ -91,6 +94,24 @@ std::vector<std::string> allocation_hosts(const Config& cfg, const Env& env, con
                        " excluded): its world size and global batch are smaller than the earlier runs'");
   }
   return left;
+}
+
+std::string host_name_problem(const std::string& host) {
+  unsigned char addr[16];
+  if (inet_pton(AF_INET, host.c_str(), addr) == 1 || inet_pton(AF_INET6, host.c_str(), addr) == 1) return "";
+  static const std::regex label(R"(^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$)");
+  if (host.empty()) return "is empty";
+  if (host.size() > 253) return "is longer than 253 characters";
+  size_t start = 0;
+  while (true) {
+    const size_t dot = host.find('.', start);
+    const std::string part = host.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!std::regex_match(part, label))
+      return "'" + host + "' is not a host name (letters, digits and '-' between dots, no '-' at either end of a part) "
+             "nor an IP address";
+    if (dot == std::string::npos) return "";
+    start = dot + 1;
+  }
 }
 
 }  // namespace bert::harness

@@ -127,6 +127,10 @@ class Launcher {
 };
 
 // The launcher of this name; throws UserError (field "launcher.type") naming the known ones.
+// "" when `host` is a host name (RFC 1123 labels: letters, digits, '-', not at a label's ends; dots between)
+// or an IP address; else what is wrong with it.
+std::string host_name_problem(const std::string& host);
+
 const Launcher& find_launcher(std::string_view name);
 std::vector<std::string> launcher_names();
 

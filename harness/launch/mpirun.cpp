@@ -55,6 +55,9 @@ class Mpirun final : public Launcher {
     const int num_nodes = req.count;
     Hosts h;
     h.names = cfg.strings("launcher.mpirun.hosts");
+    for (size_t i = 0; i < h.names.size(); ++i)
+      if (const std::string problem = host_name_problem(h.names[i]); !problem.empty())
+        throw UserError(cfg.item_loc("launcher.mpirun.hosts", i), "launcher.mpirun.hosts[" + std::to_string(i) + "]", problem);
     if (!h.names.empty()) h.names = without_excluded(h.names, req, "launcher.mpirun.hosts");
     const std::string hostfile = cfg.path("launcher.mpirun.hostfile");
     if (!hostfile.empty()) {

@@ -1,7 +1,9 @@
 #include "harness/plan/build_plan.h"
 
+#include <algorithm>
 #include <filesystem>
-#include <regex>
+
+#include <fmt/format.h>
 
 #include <fmt/format.h>
 
@@ -19,6 +21,7 @@
 #include "harness/plan/system_json.h"
 #include "harness/plan/trainer_config.h"
 #include "harness/plan/walltime.h"
+#include "results/rcp.h"
 #include "results/rules.h"
 #include "trainer/backend_status.h"
 
@@ -28,10 +31,11 @@ namespace {
 using detail::guarded;
 
 void check_duration(const Config& cfg, const std::string& key) {
-  static const std::regex re(R"(^(\d+|\d+:\d{2}|\d+:\d{2}:\d{2}|\d+-\d+(:\d{2}(:\d{2})?)?)$)");
-  std::string v = cfg.str(key);
-  if (!v.empty() && !std::regex_match(v, re))
-    cfg.fail(key, "'" + v + "' is not a Slurm time (minutes, mm:ss, hh:mm:ss or d-hh[:mm[:ss]])");
+  try {
+    parse_walltime_seconds(cfg.str(key));
+  } catch (const std::invalid_argument& e) {
+    cfg.fail(key, e.what());
+  }
 }
 
 void set_identity(Plan& plan, const Config& cfg) {
@@ -42,6 +46,10 @@ void set_identity(Plan& plan, const Config& cfg) {
   else if (auto n = parse_mlperf_name(cfg.file()); n && !cfg.str("system.name").empty())
     plan.config_name = cfg.str("system.name") + stem.substr(n->system.size());  // DGXA100_1x8x56x1
   plan.system_name = cfg.str("system.name").empty() ? plan.config_name : cfg.str("system.name");
+  // It names a folder (results/<name>/) and a file (systems/<name>.json): one path component.
+  if (plan.system_name.find_first_of("/\\") != std::string::npos || plan.system_name == "." || plan.system_name == "..")
+    cfg.fail(cfg.str("system.name").empty() ? "system.config_name" : "system.name",
+             "'" + plan.system_name + "' names results/<name>/ and systems/<name>.json: no '/', '\\', '.' or '..'");
   plan.launcher = cfg.str("launcher.type");
   plan.num_nodes = static_cast<int>(cfg.integer("nodes.count"));
 }
@@ -95,13 +103,7 @@ void add_nic_env(Plan& plan, const NodeLayout& layout, const Launcher& launcher,
 
 // The per-experiment watchdog and the job's limit, one derived from the other (walltime.h).
 void set_walltimes(ExperimentPlan& ex, const Config& cfg, std::vector<std::string>& warnings) {
-  for (const char* key : {"experiment.run_walltime", "experiment.job_walltime"}) {
-    try {
-      parse_walltime_seconds(cfg.str(key));
-    } catch (const std::invalid_argument& e) {
-      cfg.fail(key, e.what());
-    }
-  }
+  for (const char* key : {"experiment.run_walltime", "experiment.job_walltime"}) check_duration(cfg, key);
   try {
     Walltimes w = resolve_walltimes(cfg.str("experiment.run_walltime"), cfg.str("experiment.job_walltime"), ex.nexp);
     ex.run_walltime = w.run;
@@ -111,6 +113,26 @@ void set_walltimes(ExperimentPlan& ex, const Config& cfg, std::vector<std::strin
   } catch (const std::invalid_argument& e) {
     cfg.fail("experiment.job_walltime", e.what());
   }
+}
+
+// A per-run limit below the shortest time the run can take (closed_division.h) kills every run: refused in
+// the closed division (the set is for a result), a warning in the open one.
+void check_run_walltime(Plan& plan, const Config& cfg, double gbs) {
+  const double limit = parse_walltime_seconds(plan.experiment.run_walltime);
+  if (limit <= 0) return;
+  const RunTimeFloor floor = run_time_floor(cfg, gbs, plan.world_size);
+  if (limit >= floor.seconds) return;
+  const std::string key = plan.experiment.walltime_derived == "run" ? "experiment.job_walltime" : "experiment.run_walltime";
+  const std::string from = plan.experiment.walltime_derived == "run"
+                               ? fmt::format(" (derived: {})", walltime_rule(Walltimes{plan.experiment.run_walltime, plan.experiment.job_walltime, "run", ""},
+                                                                            plan.experiment.nexp))
+                               : "";
+  const std::string msg = fmt::format("the per-run limit {}{} is shorter than any run can take: at least {:.1f} minutes, {}; "
+                                      "every run would be killed. Give experiment.run_walltime (NVIDIA's WALLTIME_RUNANDTIME) "
+                                      "for one run",
+                                      plan.experiment.run_walltime, from, floor.seconds / 60, floor.why);
+  if (plan.experiment.division == "closed") cfg.fail(key, "closed division: " + msg);
+  plan.warnings.push_back(msg);
 }
 
 void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
@@ -222,7 +244,11 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   ctx.job.gpus_per_node = layout.gpus;
   ctx.job.exclude = opts.exclude;
   plan.warnings.insert(plan.warnings.end(), ctx.job.hosts.warnings.begin(), ctx.job.hosts.warnings.end());
-  if (!cfg.str("launcher.master_addr").empty()) ctx.job.hosts.master_addr = cfg.str("launcher.master_addr");
+  if (!cfg.str("launcher.master_addr").empty()) {
+    if (const std::string problem = host_name_problem(cfg.str("launcher.master_addr")); !problem.empty())
+      cfg.fail("launcher.master_addr", problem);
+    ctx.job.hosts.master_addr = cfg.str("launcher.master_addr");
+  }
   ctx.job.master_port = std::to_string(cfg.integer("launcher.master_port"));
   add_nodes(plan, layout, launcher, ctx.job);
   for (const auto& [k, v] : cfg.string_map("env")) plan.env[k] = v;
@@ -231,21 +257,36 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   set_experiment(plan, cfg, opts);
   plan.submit.argv = launcher.submit_command(ctx.job, plan.experiment.job_walltime, plan.system_file);
   plan.target_accuracy = cfg.real("benchmark.target_accuracy");
-  read_probe(plan, planned_global_batch(cfg, plan.world_size));
+  const double gbs = planned_global_batch(cfg, plan.world_size);
+  read_probe(plan, gbs);
   if (plan.experiment.division == "closed") {
-    const double gbs = planned_global_batch(cfg, plan.world_size);
     check_closed_division(cfg, gbs);
     RcpOutlook rcp = rcp_outlook(gbs, plan.experiment.ruleset);
     plan.rcp = rcp.text;
     if (!rcp.submittable) plan.warnings.push_back(rcp.text);
+    if (plan.experiment.nexp < results::rcp::kSubmissionRuns)
+      plan.warnings.push_back(fmt::format("closed division: experiment.nexp {} is below the {} runs a BERT result needs; this set "
+                                          "cannot be submitted as it is (--resume with NEXP={} adds the runs it lacks)",
+                                          plan.experiment.nexp, results::rcp::kSubmissionRuns, results::rcp::kSubmissionRuns));
   }
+  check_run_walltime(plan, cfg, gbs);
   // Ranks the executor starts itself have no launcher to meet through: they meet in a directory.
   if (launcher.starts_each_rank()) plan.rendezvous_dir = plan.experiment.output_dir + "/rendezvous";
 
   if (cfg.flag("topology.compare")) plan.host_bind = host_tool(opts.bin_dir, "bind");
+  plan.topology_assumed = cfg.flag("topology.assumed");
+  if (plan.topology_assumed && !cfg.given("topology.xml") && !cfg.given("topology.synthetic"))
+    cfg.fail("topology.assumed", "an assumed topology needs topology.synthetic (or topology.xml): what is assumed");
   ctx.bin_dir = opts.bin_dir;
   ctx.process_env = opts.env;
   ctx.data = resolve_data(cfg, plan, opts.bin_dir);
+  // What every node must read before the first run (the preflight); synthetic data is made by a setup step.
+  for (const auto& [key, path] : {std::pair<const char*, std::string>{"benchmark.data.train_dir", ctx.data.train_dir},
+                                  {"benchmark.data.eval_dir", ctx.data.eval_dir}, {"benchmark.data.checkpoint", ctx.data.checkpoint}}) {
+    bool made = false;
+    for (const Command& c : plan.setup) made = made || (!c.creates.empty() && path.rfind(c.creates, 0) == 0);
+    if (!path.empty() && !made) plan.data_paths[key] = path;
+  }
   const TrainerInputs inputs = trainer_inputs(plan, cfg, layout, ctx.data);
   ctx.trainer = inputs.backend == "cuda" ? "trainer-cuda" : "trainer";  // trainer/CMakeLists.txt: two binaries
   add_commands(plan, cfg, ctx);
@@ -263,8 +304,16 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   NameFacts facts{plan.num_nodes, plan.ranks_per_node, static_cast<int>(cfg.integer("benchmark.batch_size")),
                   static_cast<int>(cfg.integer("benchmark.gradient_accumulation_steps")),
                   cfg.str("benchmark.data.format") == "packed"};
-  for (std::string& w : check_mlperf_name(cfg.file(), facts)) plan.warnings.push_back(std::move(w));
-  if (plan.num_nodes > 1 && layout.topology.this_system)
+  const std::vector<std::string> by_file = check_mlperf_name(cfg.file(), facts);
+  plan.warnings.insert(plan.warnings.end(), by_file.begin(), by_file.end());
+  // The name the results carry (MLPerf's <system>_<nodes>x<gpus>x<batch>x<accum>) must say what runs; once
+  // when the file name says the same.
+  auto tail = [](const std::string& w) { return w.substr(w.find(" says ")); };
+  if (cfg.given("system.config_name"))
+    for (std::string& w : check_mlperf_name(cfg.str("system.config_name"), facts, "system.config_name"))
+      if (std::none_of(by_file.begin(), by_file.end(), [&](const std::string& f) { return tail(f) == tail(w); }))
+        plan.warnings.push_back(std::move(w));
+  if (plan.num_nodes > 1 && layout.topology.this_system && !plan.topology_assumed)
     plan.warnings.push_back("topology is read live on this host; the plan assumes every " + plan.launcher +
                             " node looks the same (give topology.xml to pin it)");
   return plan;

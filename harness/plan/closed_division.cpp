@@ -1,5 +1,6 @@
 #include "harness/plan/closed_division.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -17,7 +18,7 @@ void require_int(const Config& cfg, const std::string& key, long long want, cons
     cfg.fail(key, fmt::format("closed division: {} must be {} ({}); got {}{}", key, want, why, cfg.integer(key), kOpen));
 }
 
-std::string samples(double v) { return fmt::format("{:.0f}", v); }
+std::string samples_text(double v) { return fmt::format("{:.0f}", v); }
 
 }  // namespace
 
@@ -49,36 +50,59 @@ void check_closed_division(const Config& cfg, double gbs) {
   if (every != -1 && every != interval)
     cfg.fail("benchmark.eval_interval_samples",
              fmt::format("closed division: evaluation every FLOOR(0.05 x (230.23 x GBS + 3,000,000), 25,000) = {} samples for "
-                         "global batch {}; got {} (-1 = the formula){}", interval, samples(gbs), every, kOpen));
+                         "global batch {}; got {} (-1 = the formula){}", interval, samples_text(gbs), every, kOpen));
   const long long start = cfg.integer("benchmark.eval_start_samples");
   if (start != -1 && start != interval)
     cfg.fail("benchmark.eval_start_samples",
              fmt::format("closed division: the first evaluation comes after one interval, {} samples for global batch {}; "
-                         "got {} (-1 = one interval){}", interval, samples(gbs), start, kOpen));
+                         "got {} (-1 = one interval){}", interval, samples_text(gbs), start, kOpen));
+}
+
+RunTimeFloor run_time_floor(const Config& cfg, double gbs, int world_size) {
+  const results::rcp::Coverage c = results::rcp::coverage(gbs, true);
+  const auto& table = results::rcp::bert_table().pruned;
+  double samples = c.record ? c.record->mean : table.empty() ? 0 : table.back().mean;
+  std::string what = c.record ? fmt::format("the RCP mean for global batch {}", samples_text(gbs))
+                              : fmt::format("the mean of the largest RCP, batch {}", table.empty() ? "?" : samples_text(table.back().bs));
+  const double by_steps = double(cfg.integer("benchmark.max_steps")) * gbs;
+  if (by_steps > 0 && by_steps < samples) {
+    samples = by_steps;
+    what = fmt::format("max_steps {} x global batch {}, where the run stops", cfg.integer("benchmark.max_steps"), samples_text(gbs));
+  }
+  const double cap = double(cfg.integer("benchmark.max_samples"));
+  if (cap > 0 && cap < samples) {
+    samples = cap;
+    what = "max_samples, where the run stops";
+  }
+  RunTimeFloor f;
+  f.seconds = samples / (kFloorSamplesPerRankS * std::max(1, world_size));
+  f.why = fmt::format("{} samples ({}) at {:.0f} samples/s on each of {} rank(s), faster than any MLPerf BERT result so far",
+                      samples_text(samples), what, kFloorSamplesPerRankS, world_size);
+  return f;
 }
 
 RcpOutlook rcp_outlook(double gbs, const std::string& ruleset) {
   using Kind = results::rcp::Coverage::Kind;
   const results::rcp::Coverage c = results::rcp::coverage(gbs, true);
-  const std::string head = fmt::format("global batch {} (ruleset {} RCPs): ", samples(gbs), ruleset);
+  const std::string head = fmt::format("global batch {} (ruleset {} RCPs): ", samples_text(gbs), ruleset);
   RcpOutlook o;
   o.submittable = c.kind != Kind::Missing && c.kind != Kind::NoRcps;
   switch (c.kind) {
     case Kind::Exact:
       o.text = head + fmt::format("RCP found: mean {} samples to converge; the set's olympic mean must be >= {}",
-                                  samples(c.record->mean), samples(c.record->min_epochs));
+                                  samples_text(c.record->mean), samples_text(c.record->min_epochs));
       break;
     case Kind::Interpolated:
       o.text = head + fmt::format("RCP interpolated between batch {} and {}: mean {} samples; the set's olympic mean must be >= {}",
-                                  samples(c.lo_bs), samples(c.hi_bs), samples(c.record->mean), samples(c.record->min_epochs));
+                                  samples_text(c.lo_bs), samples_text(c.hi_bs), samples_text(c.record->mean), samples_text(c.record->min_epochs));
       break;
     case Kind::BelowSmallest:
       o.text = head + fmt::format("below the smallest RCP (batch {}): accepted only if the set's olympic mean is >= {} samples, "
-                                  "else a new RCP is needed", samples(c.record->bs), samples(c.record->min_epochs));
+                                  "else a new RCP is needed", samples_text(c.record->bs), samples_text(c.record->min_epochs));
       break;
     case Kind::Missing:
       o.text = head + fmt::format("no RCP: this set cannot be submitted without a bypass (the largest RCP is for batch {})",
-                                  samples(c.lo_bs));
+                                  samples_text(c.lo_bs));
       break;
     case Kind::NoRcps:
       o.text = head + "no RCP: this set cannot be submitted without a bypass (no RCPs at all)";

@@ -123,6 +123,13 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   plan.plan_file = plan.experiment.output_dir + "/plan.json";
   plan.run_config_file = plan.experiment.output_dir + "/run.yaml";
 
+  if (plan.binding.apply == "trainer" && !cfg.str("topology.reserved_cpus").empty())
+    cfg.fail("binding.apply", "trainer leaves the binding to the implementation (NVIDIA's bindpcie), which reads the node itself "
+                              "and knows nothing of topology.reserved_cpus " + cfg.str("topology.reserved_cpus") +
+                              ": its ranks would take those CPUs or fail on them (Inventec's 'cpu argument out of range'). "
+                              "Write binding.apply: launcher (srun --cpu-bind masks from this plan, without the reserved CPUs; "
+                              "run_and_time.sh must then not bind again), or clear topology.reserved_cpus if nothing is "
+                              "reserved on the nodes");
   if (plan.binding.apply == "runtime" && !(runtime && runtime->binds_ranks()))
     cfg.fail("binding.apply", "runtime: only a container runtime that binds each rank applies the binding "
                               "(container.runtime podman or docker, with container.image set)");

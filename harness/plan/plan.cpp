@@ -114,6 +114,8 @@ json Plan::to_json() const {
   j["trainer"] = command_json(trainer);
   j["launch"] = command_json(launch);
   j["host_bind"] = host_bind;
+  j["topology_assumed"] = topology_assumed;
+  j["data_paths"] = data_paths;
   j["trainer_run"] = {{"kind", trainer_run.kind},           {"profile", trainer_run.profile},
                       {"seed_env", trainer_run.seed_env},   {"experiment_env", trainer_run.experiment_env},
                       {"log_source", trainer_run.log_source}, {"log_file", trainer_run.log_file}};
@@ -189,6 +191,8 @@ Plan Plan::from_json(const json& j) {
   p.trainer = command_from(j.at("trainer"));
   p.launch = command_from(j.at("launch"));
   j.at("host_bind").get_to(p.host_bind);
+  p.topology_assumed = j.value("topology_assumed", false);  // plans written before these fields (--resume)
+  p.data_paths = j.value("data_paths", std::map<std::string, std::string>{});
   const json& tr = j.at("trainer_run");
   tr.at("kind").get_to(p.trainer_run.kind);
   tr.at("profile").get_to(p.trainer_run.profile);

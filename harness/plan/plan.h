@@ -124,6 +124,10 @@ struct Plan {
                                            // with RankPlan::env)
   std::string host_bind;                   // `bind` on the nodes' host, for the preflight's topology comparison
                                            // ("" = not compared: topology.compare false)
+  bool topology_assumed = false;           // topology.assumed: nodes' topology is an assumption (a config's
+                                           // variables), not a description; the preflight compares GPU counts only
+  std::map<std::string, std::string> data_paths;  // key (benchmark.data.train_dir, ...) -> host path every node
+                                           // must read before the first run (the preflight checks them)
   std::map<std::string, std::string> files;  // path -> content the executor writes before the first experiment
                                            // (an Open MPI rankfile for binding.apply launcher)
   std::string plan_file;                   // where launch's `bind --plan` reads this plan (executor writes it)

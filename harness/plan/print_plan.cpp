@@ -49,7 +49,12 @@ void print_node(const NodePlan& node, size_t index, std::string& out) {
 
 // "walltime    per experiment 8 (watchdog), job 135 (sbatch --time) = 5 + NEXP 10 x (run 8 + 5) minutes"
 std::string walltime_line(const ExperimentPlan& e) {
-  auto shown = [](const std::string& t) { return t.empty() ? std::string("none") : t; };
+  // A Slurm time written another way than ours (00:70:00) also as Slurm reads it (70).
+  auto shown = [](const std::string& t) {
+    if (t.empty()) return std::string("none");
+    const std::string as_read = format_walltime(parse_walltime_seconds(t));
+    return as_read == t ? t : t + " (" + (as_read.find(':') == std::string::npos ? as_read + " min" : as_read) + ")";
+  };
   const std::string rule = walltime_rule({e.run_walltime, e.job_walltime, e.walltime_derived}, e.nexp);
   return fmt::format("walltime    per experiment {} (watchdog){}, job {} (sbatch --time){}\n", shown(e.run_walltime),
                      e.walltime_derived == "run" ? " = " + rule : "", shown(e.job_walltime),
@@ -86,9 +91,12 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      excluded.empty() ? "" : ", excluded " + excluded);
   std::string nics;
   for (const auto& n : t.nics) nics += (nics.empty() ? "" : ", ") + n.name;
-  out += fmt::format("topology    {}: {} package(s), {} cores, {} PUs, {} NUMA node(s), {} GPU(s){}\n", t.source, t.packages,
-                     t.cores, t.pus, t.numa.size(), t.gpus.size(),
+  out += fmt::format("topology    {}{}: {} package(s), {} cores, {} PUs, {} NUMA node(s), {} GPU(s){}\n",
+                     p.topology_assumed ? "assumed " : "", t.source, t.packages, t.cores, t.pus, t.numa.size(), t.gpus.size(),
                      nics.empty() ? "" : fmt::format(", {} NIC(s): {}", t.nics.size(), nics));
+  if (p.topology_assumed)
+    out += "            (assumed from the config's variables, not read from any node: the CPU binding below is a sketch; "
+           "the preflight checks each node's GPU count; give topology.xml of the real node to pin it)\n";
   out += fmt::format("cpus        allowed {}, reserved {}\n", t.allowed_cpus.empty() ? "(none)" : t.allowed_cpus,
                      t.reserved_cpus.empty() ? "none" : t.reserved_cpus);
   out += fmt::format("binding     cpu {}, mem {}, unit {}{}\n", p.binding.cpu, p.binding.mem, p.binding.unit,

@@ -11,18 +11,20 @@ namespace bert::harness {
 namespace {
 
 [[noreturn]] void bad(const std::string& text) {
-  throw std::invalid_argument("walltime '" + text + "' is not a Slurm time (minutes, mm:ss, hh:mm:ss or d-hh[:mm[:ss]])");
+  throw std::invalid_argument("walltime '" + text + "' is not a Slurm time (minutes, minutes:seconds, hours:minutes:seconds, "
+                              "days-hours, days-hours:minutes, days-hours:minutes:seconds, or UNLIMITED)");
 }
 
-std::vector<long> numbers(const std::string& text, const std::string& whole) {
-  std::vector<long> parts{0};
+// The ':'-separated whole numbers of `text`; any field may exceed 59, as in Slurm (00:70:00 is 70 minutes).
+std::vector<double> numbers(const std::string& text, const std::string& whole) {
+  std::vector<double> parts{0};
   bool digit = false;
   for (char c : text) {
     if (c == ':') {
       if (!digit) bad(whole);
       parts.push_back(0);
       digit = false;
-    } else if (std::isdigit(static_cast<unsigned char>(c)) && parts.back() < 100000000) {
+    } else if (std::isdigit(static_cast<unsigned char>(c)) && parts.back() < 1e9) {
       parts.back() = parts.back() * 10 + (c - '0');
       digit = true;
     } else {
@@ -35,26 +37,23 @@ std::vector<long> numbers(const std::string& text, const std::string& whole) {
 
 }  // namespace
 
+bool is_unlimited_walltime(const std::string& text) { return text == "UNLIMITED" || text == "INFINITE"; }
+
+// Slurm's time_str2secs: "M", "M:S", "H:M:S", "D-H", "D-H:M", "D-H:M:S"; fields are not range-checked.
 double parse_walltime_seconds(const std::string& text) {
-  if (text.empty()) return 0;
-  if (auto dash = text.find('-'); dash != std::string::npos) {  // d-hh[:mm[:ss]]
-    std::vector<long> d = numbers(text.substr(0, dash), text);
-    std::vector<long> hms = numbers(text.substr(dash + 1), text);
+  if (text.empty() || is_unlimited_walltime(text)) return 0;
+  if (auto dash = text.find('-'); dash != std::string::npos) {
+    std::vector<double> d = numbers(text.substr(0, dash), text);
+    std::vector<double> hms = numbers(text.substr(dash + 1), text);
     if (d.size() != 1 || hms.size() > 3) bad(text);
-    double s = 0;
-    for (size_t i = 0; i < 3; ++i) {
-      long v = i < hms.size() ? hms[i] : 0;
-      if (i > 0 && v >= 60) bad(text);
-      s = s * 60 + double(v);
-    }
-    return double(d[0]) * 86400 + s;
+    const double h = hms[0], m = hms.size() > 1 ? hms[1] : 0, s = hms.size() > 2 ? hms[2] : 0;
+    return d[0] * 86400 + h * 3600 + m * 60 + s;
   }
-  std::vector<long> parts = numbers(text, text);
-  if (parts.size() == 1) return double(parts[0]) * 60;
-  if (parts.size() > 3 || parts.back() >= 60 || (parts.size() == 3 && parts[1] >= 60)) bad(text);
-  double s = 0;
-  for (long p : parts) s = s * 60 + double(p);
-  return s;
+  std::vector<double> p = numbers(text, text);
+  if (p.size() == 1) return p[0] * 60;
+  if (p.size() == 2) return p[0] * 60 + p[1];
+  if (p.size() == 3) return p[0] * 3600 + p[1] * 60 + p[2];
+  bad(text);
 }
 
 std::string format_walltime(double seconds) {
@@ -63,7 +62,10 @@ std::string format_walltime(double seconds) {
   return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
 }
 
-Walltimes resolve_walltimes(const std::string& run, const std::string& job, int nexp) {
+Walltimes resolve_walltimes(const std::string& run_text, const std::string& job_text, int nexp) {
+  // Slurm: 0 and UNLIMITED are no limit.
+  const std::string run = parse_walltime_seconds(run_text) > 0 ? run_text : "";
+  const std::string job = parse_walltime_seconds(job_text) > 0 ? job_text : "";
   Walltimes w{run, job, ""};
   const double run_s = parse_walltime_seconds(run), job_s = parse_walltime_seconds(job);
   if (run_s > 0 && job_s == 0) {

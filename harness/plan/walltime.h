@@ -1,4 +1,6 @@
-// The two walltimes of a set, as Slurm times: minutes ("30"), mm:ss, hh:mm:ss or d-hh[:mm[:ss]].
+// The two walltimes of a set, as Slurm times (sbatch --time): "minutes", "minutes:seconds",
+// "hours:minutes:seconds", "days-hours", "days-hours:minutes", "days-hours:minutes:seconds", any field
+// allowed past 59 as Slurm allows it (00:70:00 = 70 minutes); 0, UNLIMITED and INFINITE = no limit.
 // run: the per-experiment watchdog (NVIDIA's WALLTIME_RUNANDTIME); job: sbatch --time of the whole
 // set (NVIDIA's WALLTIME). Either one is derived from the other with NVIDIA's v5.0 rule
 // (config_DGXB200_*.sh): job = 5 + NEXP x (run + 5) minutes: 5 minutes per experiment for the cache
@@ -11,8 +13,10 @@ namespace bert::harness {
 inline constexpr double kSetupMarginS = 5 * 60;          // once per job
 inline constexpr double kPerExperimentMarginS = 5 * 60;  // around each experiment
 
-// Seconds; 0 for "" (no limit). Throws std::invalid_argument with the text on anything else.
+// Seconds; 0 for "", "0", UNLIMITED, INFINITE (no limit). Throws std::invalid_argument with the text on
+// anything Slurm would refuse.
 double parse_walltime_seconds(const std::string& text);
+bool is_unlimited_walltime(const std::string& text);
 // Whole minutes as "85", else "h:mm:ss" (never the mm:ss form, which reads like hh:mm).
 std::string format_walltime(double seconds);
 

@@ -22,6 +22,10 @@ std::string blocking_probes(const PreflightChecks& c) {
          " 2>&1); rc=$?\n  printf '%s\\n' \"$out\" | sed \"s/^/topology_$rc /\"\nelse\n  echo \"note no " + c.bind +
          " on this node: its topology was not compared with the plan's\"\nfi\n";
   }
+  for (const auto& [key, path] : c.data_paths)
+    s += "[ -r " + shell_quote(path) + " ] || echo \"data_missing " + key + " \"" + shell_quote(path) + "\n";
+  if (c.expected_gpus >= 0)
+    s += "if command -v nvidia-smi >/dev/null 2>&1; then echo \"gpu_count $(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')\"; fi\n";
   if (!c.token_path.empty())
     s += "if [ -r " + shell_quote(c.token_path) + " ]; then echo \"shared_token $(cat " + shell_quote(c.token_path) +
          ")\"; else echo shared_missing; fi\n";
@@ -100,6 +104,13 @@ std::vector<PreflightFinding> parse_probe_output(const std::string& node, const 
     if (tag == "probe_pid") probe_pids.insert(std::atoi(rest.c_str()));
     else if (tag.rfind("topology_", 0) == 0 && tag != "topology_0") topology_message += rest + "\n";
     else if (tag == "shared_token") token_seen = true, token = rest;
+    else if (tag == "data_missing") {
+      const auto sp2 = rest.find(' ');
+      out.push_back({node, rest.substr(0, sp2) + ": " + rest.substr(sp2 + 1) + " cannot be read on this node (missing, or not "
+                               "mounted there): every run would fail on it", true});
+    } else if (tag == "gpu_count" && checks.expected_gpus >= 0 && std::atoi(rest.c_str()) < checks.expected_gpus)
+      out.push_back({node, "has " + rest + " GPU(s) (nvidia-smi -L) but the plan assumes " + std::to_string(checks.expected_gpus) +
+                               " per node (nodes.gpus_per_node, from the config's DGXNGPU)", true});
     else if (tag == "online") online = rest;
     else if (tag == "gpu_proc") out.push_back({node, "process already on a GPU: " + rest});
     else if (tag == "container") out.push_back({node, "leftover enroot/pyxis container: " + rest});

@@ -1,10 +1,12 @@
 // Preflight on every node before the first experiment: processes already on the GPUs, processes
 // pinned to CPUs our ranks are bound to, leftover enroot/pyxis containers, low free memory; and,
-// blocking: the node's live topology against the plan's (bind --compare-topology), and the output
-// directory seen by every node (a token the executor wrote there, read back on each node).
+// blocking: the node's live topology against the plan's (bind --compare-topology; an assumed topology:
+// its GPU count only), the output directory seen by every node (a token the executor wrote there, read
+// back on each node), and the data paths every run reads (a missing one would fail every run).
 // One probe script runs per node through the launcher's per-node prefix (Plan::per_node: here, or
 // one task per node) with the launcher's output tags, and prints tagged lines.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,9 @@ struct PreflightChecks {
   std::string expected_topology;  // JSON of the plan's node topology
   std::string token_path;         // in the output directory
   std::string token;              // its content
+  std::map<std::string, std::string> data_paths;  // key -> host path every node must read (Plan::data_paths)
+  int expected_gpus = -1;         // an assumed topology (Plan::topology_assumed): the GPUs each node must have
+                                  // (-1 = not checked; expected_topology compares the whole node instead)
 };
 
 struct PreflightReport {

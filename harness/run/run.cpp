@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <regex>
 #include <sstream>
 
 #include "binding/binding_json.h"
@@ -24,6 +25,7 @@
 #include "harness/run/output_router.h"
 #include "harness/run/output_tree.h"
 #include "harness/run/plots.h"
+#include "harness/run/failure_report.h"
 #include "harness/run/preflight.h"
 #include "harness/run/progress.h"
 #include "harness/run/run_log_file.h"
@@ -149,6 +151,8 @@ class SetRunner {
   std::string log_file_error_;  // trainer.log.file did not name exactly one file the run wrote
   double walltime_s_ = 0;
   std::string fatal_;  // set when the set cannot go on (state cannot be saved)
+  std::string stopped_;  // the set stopped after two identical failures (why)
+  void report_failing_rank(ExperimentRecord& e, const std::string& log_text);
 };
 
 int SetRunner::run() {
@@ -207,6 +211,8 @@ int SetRunner::run() {
     return 128 + signals_.received();
   }
 
+  std::string last_failure;  // the previous experiment's failure signature ("" = it did not fail)
+  int last_index = 0;
   for (auto& e : state_.experiments) {
     if (is_finished(e.status)) continue;
     if (signals_.received()) {
@@ -215,6 +221,17 @@ int SetRunner::run() {
     }
     if (state_.interrupted || !fatal_.empty()) break;
     run_experiment(e);
+    const std::string failure = e.status == ExpStatus::Failed ? failure_signature(e.message) : "";
+    if (!failure.empty() && failure == last_failure) {
+      // The next runs would fail alike: stop here rather than spend the allocation on them.
+      stopped_ = "experiments " + std::to_string(last_index) + " and " + std::to_string(e.index) +
+                 " failed the same way (" + e.message + "); the set stops: fix the cause, then continue with: harness run --resume " +
+                 tree_.root;
+      display_.print("stopping: " + stopped_);
+      break;
+    }
+    last_failure = failure;
+    last_index = e.index;
   }
   return finish();
 }
@@ -283,7 +300,10 @@ bool SetRunner::preflight() {
   try {  // what every node checks against: the plan's topology, and a token only the output directory holds
     const std::string dir = tree_.root + "/preflight";
     fs::create_directories(dir);
-    if (!plan_.host_bind.empty() && !plan_.nodes.empty()) {
+    checks.data_paths = plan_.data_paths;
+    if (plan_.topology_assumed && !plan_.nodes.empty()) {
+      checks.expected_gpus = static_cast<int>(plan_.nodes.front().topology.gpus.size());
+    } else if (!plan_.host_bind.empty() && !plan_.nodes.empty()) {
       checks.bind = plan_.host_bind;
       checks.expected_topology = fs::absolute(dir + "/expected_topology.json").string();
       write_file_atomic(checks.expected_topology, json(plan_.nodes.front().topology).dump(2) + "\n");
@@ -495,11 +515,14 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       e.message = (e.failed_rank >= 0 ? "rank " + std::to_string(e.failed_rank) : std::string("a rank")) +
                   (e.failed_node.empty() ? "" : " on node " + e.failed_node) + " failed with " + e.exit_status +
                   "; the other ranks were stopped";
+      if (const std::string meaning = exit_status_meaning(e.exit_status); !meaning.empty()) e.message += " (" + meaning + ")";
+      report_failing_rank(e, log_text);
       break;
     }
     default:
       e.status = ExpStatus::Failed;
       e.message = step.message;
+      report_failing_rank(e, log_text);
       break;
   }
   if (!log_file_error_.empty() && (e.status == ExpStatus::Converged || e.status == ExpStatus::NotConverged)) {
@@ -515,6 +538,14 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       const double t_check = seconds_now();
       check_result(e);
       e.timings.check_s = seconds_now() - t_check;
+      // A failed run that never logged run_start is no result (one that started and was stopped is: MLPerf
+      // scores it as not converged); its lines are kept beside, under a name no result reader takes.
+      static const std::regex run_start(R"re("key":\s*"run_start")re");
+      if (e.status == ExpStatus::Failed && e.compliant && !*e.compliant && !std::regex_search(log_text, run_start)) {
+        const std::string kept = tree_.result(i) + ".noncompliant";
+        fs::rename(tree_.result(i), kept);
+        e.result = rel(kept);
+      }
     } catch (const std::exception& ex) {
       e.status = ExpStatus::Failed;
       e.message += (e.message.empty() ? "" : "; ") + std::string(ex.what());
@@ -522,6 +553,22 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
   }
   save();
   status_line(e);
+}
+
+// The failing rank's own last lines on the console (its cause is not only inside logs/), the last one
+// also in the experiment's message (state.json, summary.md).
+void SetRunner::report_failing_rank(ExperimentRecord& e, const std::string& log_text) {
+  std::string ranks_text;
+  try {
+    ranks_text = read_file(tree_.ranks_log(e.index));
+  } catch (const std::exception&) {
+  }
+  const std::vector<std::string> lines = rank_last_lines(log_text, ranks_text, e.failed_rank, 8);
+  if (lines.empty()) return;
+  const std::string who = e.failed_rank >= 0 ? "rank " + std::to_string(e.failed_rank) : std::string("the ranks");
+  display_.print("experiment " + std::to_string(e.index) + ": last lines of " + who + ":");
+  for (const std::string& l : lines) display_.print("  | " + l);
+  e.message += "; last line: " + lines.back();
 }
 
 void SetRunner::check_result(ExperimentRecord& e) {

@@ -21,6 +21,12 @@ using h5::Handle;
   throw DataError(fmt::format("{}: dataset {}, sample {}: {}", path, dataset, sample, what));
 }
 
+// "token 3: id -2 is negative" (no vocabulary given: --vocab 0 checks only the sign), else the range.
+std::string id_problem(const std::string& where, int id, int vocab_size) {
+  if (vocab_size <= 0) return fmt::format("{}: id {} is negative", where, id);
+  return fmt::format("{}: id {} outside [0, vocab size {})", where, id, vocab_size);
+}
+
 // Checks every value of sequence `i` (file sample index `sample`).
 void validate_sequence(const std::string& path, const SequenceSet& s, int64_t i, int64_t sample,
                        const Limits& lim) {
@@ -33,7 +39,7 @@ void validate_sequence(const std::string& path, const SequenceSet& s, int64_t i,
   for (int t = 0; t < len; ++t) {
     if (ids[t] < 0 || (lim.vocab_size > 0 && ids[t] >= lim.vocab_size))
       bad_sample(path, "input_ids", sample,
-                 fmt::format("token {}: id {} outside [0, vocab size {})", t, ids[t], lim.vocab_size));
+                 id_problem(fmt::format("token {}", t), ids[t], lim.vocab_size));
     if (seg[t] != 0 && seg[t] != 1)
       bad_sample(path, "segment_ids", sample, fmt::format("token {}: segment id {} is not 0 or 1", t, seg[t]));
   }
@@ -51,7 +57,7 @@ void validate_sequence(const std::string& path, const SequenceSet& s, int64_t i,
       bad_sample(path, "masked_lm_positions", sample, fmt::format("entry {}: positions not ascending", m));
     if (mid[m] < 0 || (lim.vocab_size > 0 && mid[m] >= lim.vocab_size))
       bad_sample(path, "masked_lm_ids", sample,
-                 fmt::format("entry {}: id {} outside [0, vocab size {})", m, mid[m], lim.vocab_size));
+                 id_problem(fmt::format("entry {}", m), mid[m], lim.vocab_size));
   }
   if (s.nsp_labels[i] != 0 && s.nsp_labels[i] != 1)
     bad_sample(path, "next_sentence_labels", sample, fmt::format("label {} is not 0 or 1", s.nsp_labels[i]));

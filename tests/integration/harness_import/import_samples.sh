@@ -96,12 +96,15 @@ if bad:
 sys.exit(1 if bad else 0)
 EOP
 
-# NEXP changes the walltime (WALLTIME = NEXP * 8 + 5), MaxQ clocks the per-run time (+10)
-grep -q "walltime: 85" "$WORK/nvidia_v41_dgxh100/imported.yaml" || { echo "v4.1 WALLTIME for NEXP 10 is not 85"; fail=1; }
+# WALLTIME follows NEXP (NEXP * 8 + 5): the per-run limit is WALLTIME_MINUTES, the job's derived from it and
+# NEXP (5 + NEXP x (8 + 5)); MaxQ clocks the per-run time (+10)
+grep -q "run_walltime: 8$" "$WORK/nvidia_v41_dgxh100/imported.yaml" && ! grep -q "job_walltime" "$WORK/nvidia_v41_dgxh100/imported.yaml" &&
+  grep -q "WALLTIME  *= 85  *-> follows NEXP and the per-run limit" "$WORK/nvidia_v41_dgxh100/table.txt" &&
+  grep -q "job 135 (sbatch --time) = 5 + NEXP 10 x (run 8 + 5) minutes" "$WORK/nvidia_v41_dgxh100/dry-run.txt" ||
+  { echo "v4.1: expected run_walltime 8 and the job's 135 derived for NEXP 10"; fail=1; }
 "$HARNESS" import "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" --nexp 2 --maxq \
   "${data[@]/#/--env=}" -o "$WORK/maxq.yaml" > /dev/null 2>&1 || fail=1
-grep -q "walltime: 41" "$WORK/maxq.yaml" && grep -q "time_per_run: 18\|run_walltime: 18" "$WORK/maxq.yaml" ||
-  { echo "--nexp 2 --maxq: expected WALLTIME 41 and 18 min per run"; fail=1; }
+grep -q "run_walltime: 18" "$WORK/maxq.yaml" || { echo "--nexp 2 --maxq: expected 18 min per run"; fail=1; }
 
 # bad configs: exit 2, the file, the line and bash's message
 B=$WORK/bad && mkdir -p "$B"
@@ -148,7 +151,7 @@ EOC
 "$HARNESS" import "$I/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e \
   -o "$WORK/idioms/out.yaml" > "$WORK/idioms/table.txt" 2> "$WORK/idioms/stderr" || { cat "$WORK/idioms/stderr"; fail=1; }
 for want in "extends: .*common/dgxa100_common.yaml" "config_name: DGXA100_1x8x56x1" "learning_rate: 0.00035" \
-             "EXTRA_PARAMS: \"--unpad --cuda_graph_mode 'segmented' \"" "lamb_beta_1: 0.9" "walltime: 01:15:00" \
+             "EXTRA_PARAMS: \"--unpad --cuda_graph_mode 'segmented' \"" "lamb_beta_1: 0.9" "run_walltime: 01:15:00" \
              "NCCL_SOCKET_IFNAME: ib0,ib1" "batch_size: 56" "NCCL_TOPO_FILE: /workspace/bert/topo.xml"; do
   grep -q -- "$want" "$WORK/idioms/out.yaml" || { echo "idioms: '$want' not in the import"; fail=1; }
 done

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   app.add_option("--grace", grace);
   app.add_option("--setup", setup_cmd, "shell command run once by sh -c");
   app.add_option("--resume", resume);
+  std::vector<std::string> data_paths;
+  app.add_option("--data-path", data_paths, "KEY=PATH every node must read (Plan::data_paths), repeatable");
   app.add_flag("--tty", tty);
   app.add_option("launch", launch)->required();
   CLI11_PARSE(app, argc, argv);
@@ -82,6 +84,7 @@ int main(int argc, char** argv) {
     plan.setup.push_back(setup);
   }
   plan.launch.argv = launch;
+  for (const std::string& kv : data_paths) plan.data_paths[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
   plan.run_config_file = out + "/run.yaml";
   plan.rendezvous_dir = out + "/rendezvous";
   plan.target_accuracy = 0.72;

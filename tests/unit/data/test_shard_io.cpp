@@ -129,6 +129,12 @@ TEST_CASE("wrong dtype, missing dataset, id >= vocab, truncated and non-HDF5 fil
   write_raw_fixed(big, "", H5T_STD_I16LE, 5000);
   const std::string e = error_of(big, lim);
   CHECK(e.find("dataset input_ids, sample 1: token 1: id 5000 outside [0, vocab size 1024)") != std::string::npos);
+  // no vocabulary given (bert-data verify --vocab 0): only the sign is checked, and the message says so (issue 37)
+  const std::string negative = tmp.file("negative_id.hdf5");
+  write_raw_fixed(negative, "", H5T_STD_I16LE, -3);
+  const std::string n = error_of(negative, Limits{0, 8, 2});
+  CHECK(n.find("token 1: id -3 is negative") != std::string::npos);
+  CHECK(n.find("vocab size 0") == std::string::npos);
 
   const SequenceSet seqs = make_sequences(500);
   const std::string full = tmp.file("full.hdf5");

@@ -98,3 +98,25 @@ TEST_CASE("closed division: the global batch against the RCPs, with the numbers"
   CHECK(p.warnings[0] == p.rcp);
   CHECK(plan_of({"experiment.division=open"}).rcp.empty());
 }
+
+TEST_CASE("closed division gaps (issue 37): NEXP below 10, a config name that contradicts nodes.count") {
+  auto has = [](const Plan& p, const std::string& text) {
+    for (const std::string& w : p.warnings)
+      if (w.find(text) != std::string::npos) return true;
+    return false;
+  };
+  CHECK_FALSE(has(plan_of({}), "runs a BERT result needs"));
+  CHECK(has(plan_of({"experiment.nexp=3"}), "closed division: experiment.nexp 3 is below the 10 runs a BERT result needs"));
+  CHECK_FALSE(has(plan_of({"experiment.nexp=3", "experiment.division=open"}), "runs a BERT result needs"));
+  const Plan named = plan_of({"system.config_name=Box_2x8x48x1"});
+  CHECK(has(named, "system.config_name Box_2x8x48x1 says nodes 2 but nodes.count is 1"));
+  CHECK_FALSE(has(plan_of({"system.config_name=Box_1x8x48x1"}), "says"));
+}
+
+TEST_CASE("system.name is one path component; launcher.master_addr a host name (issue 37)") {
+  CHECK(error_of([] { plan_of({"system.name=../../etc"}); }) ==
+        "--set system.name=../../etc: system.name: '../../etc' names results/<name>/ and systems/<name>.json: no '/', '\\', '.' "
+        "or '..'");
+  CHECK(error_of([] { plan_of({"launcher.master_addr=node_1"}); }).find("launcher.master_addr: 'node_1' is not a host name") !=
+        std::string::npos);
+}

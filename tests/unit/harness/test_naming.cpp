@@ -32,3 +32,9 @@ TEST_CASE("a name that disagrees with the content gives one warning per differen
   CHECK(w[3] == "file name x_2x8x56x1_pack.yaml says _pack but benchmark.data.format is not packed");
   CHECK(check_mlperf_name("x_1x8x48x1.yaml", {1, 8, 48, 1, true}).size() == 1);
 }
+
+TEST_CASE("system.config_name is held against the content too (issue 37)") {
+  auto w = check_mlperf_name("DGXA100_2x8x56x1", {1, 8, 56, 1, false}, "system.config_name");
+  REQUIRE(w.size() == 1);
+  CHECK(w[0] == "system.config_name DGXA100_2x8x56x1 says nodes 2 but nodes.count is 1");
+}

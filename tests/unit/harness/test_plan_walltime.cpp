@@ -30,8 +30,22 @@ Plan plan_of(const std::string& yaml, std::vector<std::string> sets, std::map<st
 }  // namespace
 
 TEST_CASE("walltime: Slurm times in, whole minutes or h:mm:ss out") {
+  // sbatch --time's six forms (minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes,
+  // days-hours:minutes:seconds); Slurm does not range-check a field (sbatch --time=00:70:00 gives TimeLimit=01:10:00)
+  CHECK(parse_walltime_seconds("75") == 4500);
+  CHECK(parse_walltime_seconds("75:30") == 4530);
+  CHECK(parse_walltime_seconds("00:70:00") == 4200);
+  CHECK(parse_walltime_seconds("0:0:4500") == 4500);
   CHECK(parse_walltime_seconds("1-02") == 93600);
+  CHECK(parse_walltime_seconds("1-02:03") == 93780);
   CHECK(parse_walltime_seconds("1-02:03:04") == 93784);
+  CHECK(parse_walltime_seconds("0-30:00") == 108000);  // days-hours:minutes: 30 hours
+  CHECK(parse_walltime_seconds("UNLIMITED") == 0);
+  CHECK(parse_walltime_seconds("INFINITE") == 0);
+  CHECK(parse_walltime_seconds("0") == 0);
+  CHECK_THROWS_AS(parse_walltime_seconds("1-2-3"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_walltime_seconds("1:2:3:4"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_walltime_seconds("70m"), std::invalid_argument);
   CHECK_THROWS_AS(parse_walltime_seconds(":5"), std::invalid_argument);
   CHECK(format_walltime(135 * 60) == "135");
   CHECK(format_walltime(330) == "0:05:30");
@@ -72,4 +86,37 @@ TEST_CASE("walltime: a job too short for NEXP experiments and the retired key ar
   CHECK(error_of([] { plan_of(std::string(kSlurm) + "  walltime: \"85\"\n", {}); })
             .find("experiment.walltime was split in two: write experiment.run_walltime") != std::string::npos);
   CHECK(error_of([] { plan_of(kSlurm, {"experiment.walltime=0:15"}); }).find("experiment.job_walltime") != std::string::npos);
+}
+
+TEST_CASE("walltime: 00:70:00 is 70 minutes; UNLIMITED and 0 are no limit") {
+  Plan p = plan_of(kSlurm, {"experiment.run_walltime=00:70:00"});
+  CHECK(p.experiment.run_walltime == "00:70:00");
+  CHECK(p.experiment.job_walltime == "755");  // 5 + 10 x (70 + 5)
+  p = plan_of(kSlurm, {"experiment.run_walltime=UNLIMITED", "experiment.job_walltime=0"});
+  CHECK(p.experiment.run_walltime == "");
+  CHECK(p.experiment.job_walltime == "");
+  CHECK(p.submit.shell() == "sbatch --nodes=2 slurm/run.sub w.yaml");
+}
+
+TEST_CASE("walltime: a per-run limit no run can finish in: refused in the closed division, a warning in the open") {
+  // 2 nodes x 8 GPUs x batch 48: global batch 768, RCP mean ~2.5M samples; at 2000 samples/s per rank (faster
+  // than any MLPerf BERT result) a converging run takes at least ~78 s; max_steps 1000 x 768 caps it at 24 s.
+  std::string base = std::string(kSlurm);
+  base.replace(base.find("gpus_per_node: 0"), 16, "gpus_per_node: 8");
+  base.replace(base.find("core:4 pu:2\"}"), 13, "core:4 pu:2\", gpu_numa_map: [0,0,0,0,1,1,1,1]}");
+  base.replace(base.find("benchmark:\n"), 11, "benchmark:\n  batch_size: 48\n  max_steps: 100000\n");
+  Plan open = plan_of(base, {"experiment.run_walltime=0:01:00"});
+  REQUIRE(!open.warnings.empty());
+  CHECK(open.warnings.back().find("the per-run limit 0:01:00 is shorter than any run can take: at least 1.3 minutes") == 0);
+  CHECK(open.warnings.back().find("(the RCP mean for global batch 768) at 2000 samples/s on each of 16 rank(s)") != std::string::npos);
+  // the job's limit divided by NEXP: the error is at job_walltime, with the rule that gave the run its limit
+  const std::vector<std::string> closed{"experiment.division=closed", "system.submitter=Org", "benchmark.data.checkpoint=/c/m.h5",
+                                        "experiment.job_walltime=65"};
+  CHECK(error_of([&] { plan_of(base, closed); }).find(
+            "--set experiment.job_walltime=65: experiment.job_walltime: closed division: the per-run limit 1 (derived: (job 65 - 5) / "
+            "NEXP 10 - 5 minutes) is shorter than any run can take") == 0);
+  // max_steps caps what the run trains: 10 steps x 768 samples need 0.24 s, so one minute is enough
+  std::vector<std::string> capped = closed;
+  capped.push_back("benchmark.max_steps=10");
+  CHECK_NOTHROW(plan_of(base, capped));
 }

@@ -224,3 +224,14 @@ TEST_CASE("a container runtime entered through a launcher's flags starts only un
   CHECK_FALSE(find_launcher("mpirun").can_start(*pyxis));
   CHECK_FALSE(find_launcher("local").can_start(*pyxis));
 }
+
+TEST_CASE("host names: RFC 1123 names and IP addresses, nothing else (issue 37)") {
+  using bert::harness::host_name_problem;
+  for (const char* ok : {"node01", "gpu-a100-7.cluster.local", "192.168.16.1", "fe80::1", "n1"}) CHECK(host_name_problem(ok).empty());
+  for (const char* bad : {"node_01", "-node", "node-", "a..b", "node 1", "node01:8", ""}) {
+    CAPTURE(bad);
+    CHECK_FALSE(host_name_problem(bad).empty());
+  }
+  CHECK(host_name_problem("node_01") == "'node_01' is not a host name (letters, digits and '-' between dots, no '-' at either end of "
+                                        "a part) nor an IP address");
+}

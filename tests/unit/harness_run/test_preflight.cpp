@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/run/failure_report.h"
 #include "harness/run/preflight.h"
 
 using namespace bert::harness;
@@ -141,4 +142,39 @@ TEST_CASE("the probe runs bind --compare-topology and reads the token here") {
   for (const auto& f : r.findings) blocking += f.blocking ? 1 : 0;
   CHECK(blocking == 2);
   fs::remove_all(dir);
+}
+
+TEST_CASE("blocking: a data path a node cannot read; an assumed topology's GPU count") {
+  PreflightChecks c;
+  c.data_paths = {{"benchmark.data.train_dir", "/lustre/bert/packed"}, {"benchmark.data.eval_dir", "/lustre/bert/eval"}};
+  const std::string script = preflight_probe_script(c);
+  CHECK(script.find("[ -r /lustre/bert/packed ] || echo \"data_missing benchmark.data.train_dir \"/lustre/bert/packed") !=
+        std::string::npos);
+  auto f = parse_probe_output("n3", "data_missing benchmark.data.train_dir /lustre/bert/packed\n", "", c);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].blocking);
+  CHECK(f[0].what == "benchmark.data.train_dir: /lustre/bert/packed cannot be read on this node (missing, or not mounted "
+                     "there): every run would fail on it");
+  c.expected_gpus = 4;
+  CHECK(preflight_probe_script(c).find("nvidia-smi -L") != std::string::npos);
+  CHECK(parse_probe_output("n3", "gpu_count 4\n", "", c).empty());
+  f = parse_probe_output("n3", "gpu_count 0\n", "", c);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].blocking);
+  CHECK(f[0].what.find("has 0 GPU(s) (nvidia-smi -L) but the plan assumes 4 per node") == 0);
+}
+
+TEST_CASE("the failing rank's last lines, exit statuses explained, failures compared") {
+  const std::string log = ":::MLLOG {\"key\": \"cache_clear\"}\nrank0 starting\nTraceback\nFileNotFoundError: /workspace/data\n";
+  const std::string ranks = "1: rank1 starting\n2: rank2 line\n1: RuntimeError: NCCL error\n";
+  CHECK(rank_last_lines(log, ranks, 0, 2) == std::vector<std::string>{"Traceback", "FileNotFoundError: /workspace/data"});
+  CHECK(rank_last_lines(log, ranks, 1, 5) == std::vector<std::string>{"rank1 starting", "RuntimeError: NCCL error"});
+  CHECK(rank_last_lines(log, ranks, -1, 1) == std::vector<std::string>{"1: RuntimeError: NCCL error"});
+  CHECK(exit_status_meaning("exit status 125").find("the container runtime itself failed") == 0);
+  CHECK(exit_status_meaning("exit code 126").find("could not be run") != std::string::npos);
+  CHECK(exit_status_meaning("exit status 1").empty());
+  CHECK(failure_signature("rank 3 failed with exit status 2; last line: 12:01:02 pid 4242 died") ==
+        failure_signature("rank 5 failed with exit status 2; last line: 12:09:33 pid 17 died"));
+  CHECK(failure_signature("rank 3 failed with exit code 2") != failure_signature("rank 3 failed with exit code 1"));
+  CHECK(failure_signature("rank 3 failed with exit status 2") != failure_signature("rank 3 failed with exit status 1"));
 }

@@ -102,3 +102,21 @@ TEST_CASE("score: a time to train that is NaN or infinite makes the run invalid,
     CHECK(table.find(" nan ") == std::string::npos);
   }
 }
+
+TEST_CASE("score: an aborted run has no time to train in the open division either (issue 37)") {
+  ScratchDir d;
+  for (int i = 0; i < 4; ++i) {
+    std::string log = make_log("", "open", 60000, (10 + i) * 60000);
+    if (i == 0) log = std::regex_replace(log, std::regex("\"status\": \"success\""), "\"status\": \"aborted\"");
+    d.write("result_" + std::to_string(i) + ".txt", log);
+  }
+  ScoreOptions o;
+  o.rcp = false;
+  ScoreResult r = score_results_dir(d.dir, o);
+  CHECK(r.runs[0].compliant);  // the open rules do not ask for success
+  CHECK_FALSE(r.runs[0].valid);
+  CHECK(r.runs[0].failure == "run_stop status aborted: the run did not reach the target");
+  CHECK(r.dropped == 1);
+  REQUIRE(r.olympic_minutes);
+  CHECK(*r.olympic_minutes == doctest::Approx(12.5));  // the aborted run takes the slowest place; 11 (fastest) dropped
+}
