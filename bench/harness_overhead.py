@@ -45,6 +45,7 @@ trainer: {{kind: external, argv: [sh, -c, "{cmd}"]}}
 benchmark: {{data: {{train_dir: {work}/data, eval_dir: {work}/data}}}}
 experiment: {{nexp: {args.nexp}, division: open, output_dir: {out}, cache_clear: best-effort}}
 """
+    os.makedirs(os.path.join(work, "data"), exist_ok=True)  # the preflight reads the data paths on each node
     path = os.path.join(work, f"set{nodes}.yaml")
     with open(path, "w") as f:
         f.write(text)

@@ -11,6 +11,7 @@ SRC=$5
 # reads the run's run.yaml), converging at ~2.3-2.8M samples (past the RCP of its batch 448).
 # fake_system FILE OUTDIR NEXP [extra fake-trainer words as a YAML list tail]
 fake_system() {
+  mkdir -p "$WORK/data" && touch "$WORK/data/model.ckpt-28252.h5"  # the preflight reads the data paths on each node
   cat > "$1" <<YAML
 system: {name: TESTSYS, submitter: Example}
 launcher: {type: local}

@@ -18,6 +18,7 @@ fail() {
   exit 1
 }
 out=$work/set
+mkdir -p "$work/data"  # the preflight reads the data paths on each node
 cat > "$work/bad.yaml" <<YAML
 system: {name: BADNODE}
 launcher: {type: srun, srun: {mpi: pmi2}}

@@ -31,6 +31,7 @@ fail() {
 world=$((nodes * ranks))
 bad=node$(((nodes + 1) / 2))  # a node in the middle of the first allocation
 out=$work/set
+mkdir -p "$work/data"  # the preflight reads the data paths on each node
 cat > "$work/set.yaml" <<YAML
 system: {name: EMULATED}
 launcher: {type: srun, srun: {mpi: pmi2}}
