@@ -55,6 +55,7 @@ class Mpirun final : public Launcher {
     const int num_nodes = req.count;
     Hosts h;
     h.names = cfg.strings("launcher.mpirun.hosts");
+    const bool listed = !h.names.empty();
     for (size_t i = 0; i < h.names.size(); ++i)
       if (const std::string problem = host_name_problem(h.names[i]); !problem.empty())
         throw UserError(cfg.item_loc("launcher.mpirun.hosts", i), "launcher.mpirun.hosts[" + std::to_string(i) + "]", problem);
@@ -72,13 +73,18 @@ class Mpirun final : public Launcher {
         cfg.fail("launcher.mpirun.hostfile", hostfile + " names " + std::to_string(h.names.size()) + " host(s) for " +
                                                  std::to_string(num_nodes) + " nodes");
       h.names.resize(static_cast<size_t>(num_nodes));
-    } else if (h.names.empty()) {
+    } else if (!listed) {
       h.names = allocation_hosts(cfg, env, req, h.warnings);
+      if (!h.names.empty() && static_cast<int>(h.names.size()) < num_nodes) {  // nodes.min_count allowed it
+        h.master_addr = h.names.front();
+        return h;
+      }
     }
     if (static_cast<int>(h.names.size()) != num_nodes) {
       cfg.fail(h.names.empty() ? "launcher.type" : "launcher.mpirun.hosts",
                "mpirun needs launcher.mpirun.hosts with one host per node (" + std::to_string(num_nodes) +
-                   "), launcher.mpirun.hostfile or a Slurm allocation; got " + std::to_string(h.names.size()) + " host(s)");
+                   "), launcher.mpirun.hostfile or a Slurm allocation; got " + std::to_string(h.names.size()) + " host(s)" +
+                   (req.exclude.empty() ? "" : " once --exclude took its own (list a spare host)"));
     }
     h.master_addr = h.names.front();
     return h;
