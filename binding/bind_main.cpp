@@ -39,6 +39,9 @@ void print_plan(const PlannedRank& r, const RankIdentity& who, const std::vector
             << "\n";
   std::cout << "  cpus: " << (b.cpus.empty() ? "unbound" : b.cpus) << "\n";
   std::cout << "  mems: " << (b.mems.empty() ? "unbound" : b.mems) << "\n";
+  std::string nics;
+  for (const auto& n : b.nics) nics += (nics.empty() ? "" : ",") + n;
+  std::cout << "  nics: " << (nics.empty() ? "none" : nics + " (" + b.nic_locality + ")") << "\n";
   std::cout << "  exec: " << (cmd.empty() ? "(no command)" : joined(cmd)) << "\n";
 }
 
@@ -52,6 +55,9 @@ void export_env(const PlannedRank& r) {
     setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
   }
   if (!r.binding.gpu_busid.empty()) setenv("BERT_GPU_BUSID", r.binding.gpu_busid.c_str(), 1);
+  std::string nics;
+  for (const auto& n : r.binding.nics) nics += (nics.empty() ? "" : ",") + n;
+  if (!nics.empty()) setenv("BERT_NICS", nics.c_str(), 1);
 }
 
 }  // namespace
@@ -79,7 +85,7 @@ int main(int argc, char** argv) {
       ->excludes(plan_opt);
   app.add_option("--compare-topology", expected_path,
                  "compare this node with EXPECTED (hwloc XML, or the JSON of --show-topology): PU/core/NUMA counts, "
-                 "NUMA CPUs, GPU PCI bus ids and their NUMA nodes; exit 2 and both descriptions when they differ")
+                 "NUMA CPUs, GPU and NIC PCI bus ids and their NUMA nodes; exit 2 and both descriptions when they differ")
       ->excludes(plan_opt);
   app.add_flag("--print", print_only, "print what would be done and exit");
   app.add_option("--local-rank", local_rank, "local rank (default: LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK)");

@@ -31,6 +31,17 @@ struct Gpu {
   std::vector<std::string> osdevs; // cuda0, nvml0, opencl0d0 ... (one GPU, several names)
   std::string vendor;              // "NVIDIA", "AMD", "Intel", "Iluvatar" ("" when from gpu_numa_map)
   std::string model;               // GPUModel info of an osdev when the topology has it
+  std::vector<std::string> pci_path;  // bridges above it, host bridge first (pci_locality.h); [] when unknown
+};
+
+// An RDMA network card (InfiniBand, RoCE, EFA): a PCI device with an OpenFabrics OS device.
+struct Nic {
+  std::string name;                // the OpenFabrics device (mlx5_0): what NCCL_IB_HCA and UCX_NET_DEVICES name
+  std::string pci_busid;
+  int numa_node = -1;              // OS index of the local NUMA node, -1 = unknown
+  std::vector<int> ports;          // the ports hwloc lists (Port<N>State); {1} when it lists none
+  std::vector<std::string> netdevs;  // its network interfaces (ib0, hsi0, ens1f0), for messages
+  std::vector<std::string> pci_path;
 };
 
 // A display controller or processing accelerator (or a PCI device with a GPU/co-processor OS device) that
@@ -55,6 +66,7 @@ struct NodeTopology {
   int packages = 0, cores = 0, pus = 0;
   std::vector<NumaNode> numa;
   std::vector<Gpu> gpus;
+  std::vector<Nic> nics;           // in PCI bus order
   std::vector<SkippedDevice> skipped_devices;
   bool has_pci = false;            // the topology lists PCI devices: its GPUs are what PCI says
   std::string allowed_cpus;        // what ranks may use: allowed set minus reserved_cpus
@@ -74,6 +86,7 @@ std::string skipped_devices_note(const NodeTopology& t);
 enum class CpuPolicy { Exclusive, ExclusiveNoSmt, Node, Socket, None, Map };
 enum class MemPolicy { Node, None, Map };
 enum class RankUnit { Gpu, Socket, Numa };  // what one rank per node stands for (CPU-only: socket/numa)
+enum class NicPolicy { Auto, None, Map };     // auto: nearest NIC(s) by PCI locality; map: nic_map
 
 struct BindingPolicy {
   CpuPolicy cpu = CpuPolicy::Exclusive;
@@ -81,6 +94,8 @@ struct BindingPolicy {
   RankUnit unit = RankUnit::Gpu;
   std::vector<std::string> cpu_map;  // CpuPolicy::Map: one hwloc list per local rank
   std::vector<std::string> mem_map;  // MemPolicy::Map: one node list per local rank
+  NicPolicy nic = NicPolicy::Auto;
+  std::vector<std::string> nic_map;  // NicPolicy::Map: per local rank "mlx5_0" or "mlx5_0:1,mlx5_1:1"
 };
 
 struct RankBinding {
@@ -90,11 +105,24 @@ struct RankBinding {
   int numa_node = -1;              // local NUMA node of the GPU (or of the rank's unit)
   std::string cpus;                // hwloc list; empty = unbound
   std::string mems;                // NUMA node list; empty = unbound
+  std::vector<std::string> nics;   // "mlx5_0:1" (device:port), nearest first; empty = none chosen
+  std::string nic_locality;        // how near: pci-switch | host-bridge | numa | package | other-socket | map
 };
 
 // One binding per local rank. Throws UserError (field "binding.cpu" etc.) when a NUMA node has
 // more local GPUs than cores, a rank gets no CPU, a map names CPUs outside the allowed set, ...
 std::vector<RankBinding> plan_node(const NodeTopology& topo, const BindingPolicy& policy, int ranks_per_node);
+
+// The NICs of each rank (BindingPolicy::nic; plan_node calls it): auto gives a rank the NICs nearest its
+// GPU (or its NUMA node) by PCI locality, same PCI switch before same host bridge before same NUMA node
+// before same package; ranks that share the nearest NICs split them (rank i of p gets NIC i*n/p, or
+// its share of them when there are more NICs than ranks). Throws UserError("binding.nic_map") for a map
+// naming a NIC the topology does not have.
+void place_nics(const NodeTopology& topo, const BindingPolicy& policy, std::vector<RankBinding>& ranks);
+
+// "local ranks 0-3 (GPUs 0-3, package 0) share NIC rdmap197s0 across the socket (it is on package 1)"
+// for every NIC that ranks of another package must share; empty when none.
+std::vector<std::string> nic_warnings(const NodeTopology& topo, const std::vector<RankBinding>& ranks);
 
 // Applies a binding to the calling process (hwloc cpubind + thread membind, inherited across exec).
 // Throws UserError("bind", ...) with numactl-like wording when the OS refuses.

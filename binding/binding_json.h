@@ -11,6 +11,8 @@ using ojson = nlohmann::ordered_json;
 
 void to_json(ojson& j, const Gpu& g);
 void from_json(const ojson& j, Gpu& g);
+void to_json(ojson& j, const Nic& n);
+void from_json(const ojson& j, Nic& n);
 void to_json(ojson& j, const SkippedDevice& d);
 void from_json(const ojson& j, SkippedDevice& d);
 void to_json(ojson& j, const NumaNode& n);
@@ -29,5 +31,7 @@ std::string to_string(RankUnit u);
 bool parse_cpu_policy(const std::string& name, CpuPolicy& out);
 bool parse_mem_policy(const std::string& name, MemPolicy& out);
 bool parse_rank_unit(const std::string& name, RankUnit& out);
+std::string to_string(NicPolicy p);  // "auto", "none", "map"
+bool parse_nic_policy(const std::string& name, NicPolicy& out);
 
 }  // namespace bert::binding

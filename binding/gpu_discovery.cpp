@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "binding/gpu_vendors.h"
+#include "binding/pci_locality.h"
 
 namespace bert::binding {
 namespace {
@@ -24,20 +25,6 @@ std::string hex4(unsigned v) {
   char buf[8];
   std::snprintf(buf, sizeof buf, "%04x", v & 0xffff);
   return buf;
-}
-
-std::string busid_of(hwloc_obj_t pcidev) {
-  const auto& p = pcidev->attr->pcidev;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%01x", p.domain, p.bus, p.dev, p.func);
-  return buf;
-}
-
-std::vector<hwloc_obj_t> osdevs_of(hwloc_obj_t pcidev) {
-  std::vector<hwloc_obj_t> out;
-  for (hwloc_obj_t child = pcidev->io_first_child; child; child = child->next_sibling)
-    if (child->type == HWLOC_OBJ_OS_DEVICE && child->name) out.push_back(child);
-  return out;
 }
 
 // A device worth reporting when it is not a GPU: display/accelerator class, or a GPU/co-processor osdev.
@@ -68,20 +55,6 @@ std::string skip_reason(hwloc_obj_t pcidev) {
   return "class " + hex4(pcidev->attr->pcidev.class_id) + " is not one of " + name + "'s compute GPU classes (" + classes + ")";
 }
 
-// The NUMA node a device is local to: the nodeset of its first non-I/O ancestor. When that ancestor
-// spans several nodes (device attached at package level), the first node that has CPUs.
-int local_numa_of(hwloc_topology_t t, hwloc_obj_t pcidev) {
-  hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t, pcidev);
-  if (!anc || !anc->nodeset) return -1;
-  if (hwloc_bitmap_weight(anc->nodeset) == 1) return hwloc_bitmap_first(anc->nodeset);
-  int first = hwloc_bitmap_first(anc->nodeset);
-  hwloc_obj_t node = nullptr;
-  while ((node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, node)) != nullptr)
-    if (hwloc_bitmap_isset(anc->nodeset, node->os_index) && !hwloc_bitmap_iszero(node->cpuset))
-      return static_cast<int>(node->os_index);
-  return first;
-}
-
 }  // namespace
 
 GpuDiscovery find_gpus(const HwlocTopology& topo) {
@@ -101,7 +74,7 @@ GpuDiscovery find_gpus(const HwlocTopology& topo) {
     if (!match) {
       if (!looks_like_gpu(dev)) continue;
       SkippedDevice s;
-      s.pci_busid = busid_of(dev);
+      s.pci_busid = pci_busid_of(dev);
       s.pci_id = hex4(dev->attr->pcidev.vendor_id) + ":" + hex4(dev->attr->pcidev.device_id);
       s.pci_class = hex4(dev->attr->pcidev.class_id);
       for (hwloc_obj_t os : osdevs_of(dev)) s.osdevs.emplace_back(os->name);
@@ -111,8 +84,9 @@ GpuDiscovery find_gpus(const HwlocTopology& topo) {
     }
     Gpu g;
     g.index = static_cast<int>(out.gpus.size());
-    g.pci_busid = busid_of(dev);
+    g.pci_busid = pci_busid_of(dev);
     g.numa_node = local_numa_of(t, dev);
+    g.pci_path = pci_path_of(dev);
     g.vendor = std::string(match->vendor);
     for (hwloc_obj_t os : osdevs_of(dev)) {
       g.osdevs.emplace_back(os->name);

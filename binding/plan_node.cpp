@@ -212,6 +212,7 @@ std::vector<RankBinding> plan_node(const NodeTopology& topo, const BindingPolicy
     b.mems = format_list(rank_mems(policy, r, u, nodes));
     out.push_back(std::move(b));
   }
+  place_nics(topo, policy, out);
   return out;
 }
 

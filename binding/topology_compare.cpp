@@ -86,6 +86,30 @@ void compare_gpus(std::vector<std::string>& out, const NodeTopology& expected, c
   }
 }
 
+const Nic* nic_named(const NodeTopology& t, const std::string& name) {
+  for (const auto& n : t.nics)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+// Only when the plan's topology lists NICs: a plan without them chose none, whatever the node has.
+void compare_nics(std::vector<std::string>& out, const NodeTopology& expected, const NodeTopology& live) {
+  if (expected.nics.empty()) return;
+  for (const auto& e : expected.nics) {
+    const Nic* l = nic_named(live, e.name);
+    if (!l)
+      out.push_back("NIC " + e.name + " (" + e.pci_busid + "): expected on " + numa_name(e.numa_node) + ", not on this node");
+    else if (l->pci_busid != e.pci_busid)
+      out.push_back("NIC " + e.name + ": expected at PCI " + e.pci_busid + ", this node has it at " + l->pci_busid);
+    else if (l->numa_node != e.numa_node)
+      out.push_back("NIC " + e.name + ": expected on " + numa_name(e.numa_node) + ", this node has it on " +
+                    numa_name(l->numa_node));
+  }
+  for (const auto& l : live.nics)
+    if (!nic_named(expected, l.name))
+      out.push_back("NIC " + l.name + " (" + l.pci_busid + "): on this node (" + numa_name(l.numa_node) + "), not expected");
+}
+
 }  // namespace
 
 std::string describe_topology(const NodeTopology& t) {
@@ -98,6 +122,9 @@ std::string describe_topology(const NodeTopology& t) {
     s += (i ? ", " : ": ") + (g.pci_busid.empty() ? "GPU " + std::to_string(g.index) : g.pci_busid) + " on NUMA " +
          std::to_string(g.numa_node);
   }
+  if (!t.nics.empty()) s += "; " + count_of(t.nics.size(), "NICs");
+  for (size_t i = 0; i < t.nics.size(); ++i)
+    s += (i ? ", " : ": ") + t.nics[i].name + " " + t.nics[i].pci_busid + " on NUMA " + std::to_string(t.nics[i].numa_node);
   return s + skipped_devices_note(t);
 }
 
@@ -109,6 +136,7 @@ TopologyComparison compare_topologies(const NodeTopology& expected, const NodeTo
   compare_count(c.differences, "NUMA nodes", expected.numa.size(), live.numa.size());
   compare_numa(c.differences, expected, live);
   compare_gpus(c.differences, expected, live);
+  compare_nics(c.differences, expected, live);
   c.expected_source = expected.source;
   c.expected = describe_topology(expected);
   c.live = describe_topology(live);

@@ -20,7 +20,8 @@ struct TopologyComparison {
 
 // Compares what a binding depends on: package, core, PU and NUMA-node counts; each NUMA node's CPUs and
 // its cores' PUs (so a different SMT numbering shows); the GPUs and their NUMA nodes, matched by PCI bus
-// id (by position only when the expected GPUs have no bus id, i.e. come from topology.gpu_numa_map).
+// id (by position only when the expected GPUs have no bus id, i.e. come from topology.gpu_numa_map); the
+// NICs by name, PCI bus id and NUMA node when the expected topology lists any.
 // Allowed and reserved CPUs are not compared: they are per job, not per machine.
 TopologyComparison compare_topologies(const NodeTopology& expected, const NodeTopology& live);
 

@@ -8,6 +8,7 @@
 #include "binding/cpu_list.h"
 #include "binding/gpu_discovery.h"
 #include "binding/hwloc_topology.h"
+#include "binding/nic_discovery.h"
 
 namespace bert::binding {
 namespace {
@@ -113,6 +114,7 @@ NodeTopology load_topology(const TopologySource& src) {
   topo.gpus = std::move(found.gpus);
   topo.skipped_devices = std::move(found.skipped);
   topo.has_pci = found.has_pci;
+  topo.nics = find_nics(hw);
   apply_gpu_numa_map(topo, src.gpu_numa_map);
 
   const IndexList machine = bitmap_to_list(hwloc_get_root_obj(t)->cpuset);

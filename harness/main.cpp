@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 
 #include "harness/config/config.h"
@@ -12,7 +13,10 @@
 #include "harness/plan/print_plan.h"
 #include "harness/run/child_process.h"
 #include "harness/run/run.h"
+#include "harness/submit/package_command.h"
+#include "harness/submit/probe_command.h"
 #include "results/cli.h"
+#include "source_commit.h"  // generated: BERT_SOURCE_COMMIT, BERT_SOURCE_DIRTY, BERT_SOURCE_DIR
 
 namespace {
 
@@ -24,28 +28,49 @@ struct RunArgs {
   std::string resume;
   std::string preflight = "warn";
   bool submit_command = false;
+  std::vector<std::string> exclude;
 };
+
+// The plan of `harness run`: from the system file, or the one recorded in --resume OUTDIR; with --exclude
+// re-made (from the recorded system file and --set lines when none is given) without those nodes,
+// adding to the ones the set already excluded.
+bert::harness::Plan make_plan(const RunArgs& a) {
+  using namespace bert::harness;
+  if (a.system.empty() && a.exclude.empty()) return load_plan_for_resume(a.resume);
+  std::string system = a.system;
+  std::vector<std::string> sets = a.sets, exclude = a.exclude;
+  if (!a.resume.empty() && !a.exclude.empty()) {
+    const Plan recorded = load_plan_for_resume(a.resume);
+    if (system.empty()) {
+      system = recorded.system_file;
+      sets.insert(sets.begin(), recorded.sets.begin(), recorded.sets.end());
+    }
+    for (const std::string& x : recorded.excluded)
+      if (std::find(exclude.begin(), exclude.end(), x) == exclude.end()) exclude.insert(exclude.begin(), x);
+  }
+  Overrides ov{process_environment(), sets};
+  BuildOptions bo;
+  bo.env = ov.env;
+  bo.source = {BERT_SOURCE_COMMIT, BERT_SOURCE_DIRTY != 0, BERT_SOURCE_DIR};
+  bo.exclude = exclude;
+  bo.sets = sets;
+  return build_plan(Config::load(find_system_file(system), ov), bo);
+}
 
 int run_command(const RunArgs& a) {
   using namespace bert::harness;
   try {
-    Plan plan;
     if (a.system.empty()) {  // --resume OUTDIR alone: the plan recorded there
       if (a.resume.empty()) {
         std::cerr << "harness: run needs a system file (e.g. systems/local.yaml)\n";
         return 2;
       }
-      if (!a.sets.empty()) {
+      if (!a.sets.empty() && a.exclude.empty()) {
         std::cerr << "harness: --resume without a system file takes no --set (the recorded plan is run as it is)\n";
         return 2;
       }
-      plan = load_plan_for_resume(a.resume);
-    } else {
-      Overrides ov{process_environment(), a.sets};
-      BuildOptions bo;
-      bo.env = ov.env;
-      plan = build_plan(Config::load(find_system_file(a.system), ov), bo);
     }
+    Plan plan = make_plan(a);
     if (!a.resume.empty()) use_recorded_seeds(plan, a.resume);
     if (a.submit_command) {  // slurm/run.sub --submit: the queueing command, one word per line
       if (plan.submit.argv.empty()) {
@@ -112,10 +137,16 @@ int main(int argc, char** argv) {
   run->add_option("--set", ra.sets, "override a key: --set key.path=value (repeatable)")->allow_extra_args(false);
   run->add_option("--resume", ra.resume,
                   "continue the set in this output directory (alone: its recorded plan; with --dry-run/--json: print it)");
+  run->add_option("--exclude", ra.exclude,
+                  "NODE[,NODE]: go on without these nodes (srun/sbatch --exclude; with --resume the recorded plan is "
+                  "re-made for the remaining nodes, or refused where the node count is fixed)")
+      ->delimiter(',');
   run->add_option("--preflight", ra.preflight, "node checks before the set (busy GPU, pinned CPUs): fail, warn or off")
       ->check(CLI::IsMember({"fail", "warn", "off"}));
   CLI::App* schema_cmd = app.add_subcommand("schema", "print every system-YAML key (type, default, allowed values, meaning)");
   bert::harness::register_import_command(app);
+  bert::harness::register_package_command(app);
+  bert::harness::register_probe_command(app);
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);
   try {
@@ -128,6 +159,9 @@ int main(int argc, char** argv) {
   }
   if (run->parsed()) return run_command(ra);
   if (int rc = bert::harness::run_import_if_parsed(); rc >= 0) return rc;
+  if (int rc = bert::harness::run_package_if_parsed(); rc >= 0) return rc;
+  if (int rc = bert::harness::run_probe_if_parsed({BERT_SOURCE_COMMIT, BERT_SOURCE_DIRTY != 0, BERT_SOURCE_DIR}); rc >= 0)
+    return rc;
   if (schema_cmd->parsed()) {
     print_schema();
     return 0;

@@ -64,6 +64,8 @@ std::vector<SchemaEntry> own_rows() {
       // nodes
       integer("nodes.count", "1", 1, 100000, "number of nodes"),
       {"nodes.gpus_per_node", V::IntOrAuto, "0", {0, 64}, {}, "accelerators per node; auto = as found by the topology"},
+      integer("nodes.min_count", "0", 0, 100000, "fewest nodes the set may go on with when harness run --exclude leaves fewer "
+              "(0 = nodes.count: the node count is fixed, as the global batch and the result's name depend on it)"),
       integer("nodes.ranks_per_node", "0", 0, 4096, "ranks per node (0 = one per GPU, or one per binding.unit on CPU-only nodes)"),
       // topology
       str("topology.xml", "", "hwloc XML file (relative to this YAML file)"),
@@ -81,6 +83,10 @@ std::vector<SchemaEntry> own_rows() {
       oneof("binding.unit", "auto", {"auto", "gpu", "socket", "numa"}, "what one rank stands for (auto: gpu when the node has GPUs, else socket)"),
       list("binding.cpu_map", V::StringList, "binding.cpu=map: one hwloc CPU list per local rank"),
       list("binding.mem_map", V::StringList, "binding.mem=map: one NUMA node list per local rank"),
+      oneof("binding.nic", "auto", {"auto", "none", "map"},
+            "each rank's RDMA NIC(s): auto = nearest by PCI locality (same PCI switch, host bridge, NUMA node, package), "
+            "exported per rank as the launcher's libraries read them (NCCL_IB_HCA, UCX_NET_DEVICES, ...); none; map"),
+      list("binding.nic_map", V::StringList, "binding.nic=map: per local rank its NIC(s), e.g. 'mlx5_0' or 'mlx5_0:1,mlx5_1:1'"),
       oneof("binding.apply", "bind", enum_choices(kBindingApplyNames),
             "who applies each rank's binding: our bind wrapper, the launcher's own mechanism (srun --cpu-bind/--mem-bind, "
             "an Open MPI rankfile, numactl locally), the trainer itself (e.g. NVIDIA's bindpcie), or the container "

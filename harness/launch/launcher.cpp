@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "slurm/hostlist.h"
@@ -46,20 +47,53 @@ void require_shape(const JobShape& job) {
     throw UserError("nodes.ranks_per_node", "need at least 1 task per node, got " + std::to_string(job.ranks_per_node));
 }
 
-std::vector<std::string> allocation_hosts(const Config& cfg, const Env& env, int num_nodes) {
+std::vector<std::string> without_excluded(const std::vector<std::string>& names, const NodeRequest& req,
+                                          const std::string& where) {
+  std::vector<std::string> out;
+  for (const std::string& x : req.exclude)
+    if (std::find(names.begin(), names.end(), x) == names.end()) {
+      std::string all;
+      for (const std::string& n : names) all += (all.empty() ? "" : ",") + n;
+      throw UserError(Loc{"--exclude " + x}, "", "no node " + x + " among " + where + " (" + all + ")");
+    }
+  for (const std::string& n : names)
+    if (std::find(req.exclude.begin(), req.exclude.end(), n) == req.exclude.end()) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> allocation_hosts(const Config& cfg, const Env& env, const NodeRequest& req,
+                                          std::vector<std::string>& warnings) {
   auto it = env.find("SLURM_JOB_NODELIST");
   if (it == env.end() || it->second.empty()) return {};
   auto alloc = slurm::expand_hostlist(it->second);
   if (!alloc) cfg.fail("nodes.count", "cannot read SLURM_JOB_NODELIST='" + it->second + "'");
+  auto job = env.find("SLURM_JOB_ID");
+  const std::string id = job == env.end() || job->second.empty() ? "" : job->second + " ";
+  const std::vector<std::string> left = without_excluded(*alloc, req, "this Slurm job's nodes");
+  const int n = static_cast<int>(left.size());
+  std::string excluded;
+  for (const std::string& x : req.exclude) excluded += (excluded.empty() ? "" : ",") + x;
+  const std::string less = excluded.empty() ? "" : " less the excluded " + excluded + " leaves " + std::to_string(n);
   // A set on fewer nodes than allocated would leave nodes idle (and its result name would lie).
-  if (static_cast<int>(alloc->size()) != num_nodes) {
-    auto job = env.find("SLURM_JOB_ID");
-    const std::string id = job == env.end() || job->second.empty() ? "" : job->second + " ";
-    cfg.fail("nodes.count", std::to_string(num_nodes) + " node(s) but this Slurm job " + id + "has " +
-                                std::to_string(alloc->size()) + " (" + it->second + "): submit with sbatch --nodes=" +
-                                std::to_string(num_nodes) + ", or set nodes.count to " + std::to_string(alloc->size()));
+  if (n > req.count || (excluded.empty() && n != req.count))
+    cfg.fail("nodes.count", std::to_string(req.count) + " node(s) but this Slurm job " + id + "has " +
+                                std::to_string(alloc->size()) + " (" + it->second + ")" + less + ": submit with sbatch --nodes=" +
+                                std::to_string(req.count + int(req.exclude.size())) + ", or set nodes.count to " + std::to_string(n));
+  if (n < req.count) {
+    const int floor = req.min_count > 0 ? req.min_count : req.count;
+    if (n < floor)
+      cfg.fail("nodes.count", std::to_string(req.count) + " node(s) but this Slurm job " + id + "has " +
+                                  std::to_string(alloc->size()) + " (" + it->second + ")" + less +
+                                  ": the benchmark's node count is fixed (nodes.count sets the global batch and the result's "
+                                  "name; nodes.min_count would allow fewer); resubmit without the node (sbatch --exclude=" +
+                                  excluded + ", as `harness run --resume OUTDIR --exclude " + excluded +
+                                  " --submit-command` prints) or allocate a spare node (sbatch --nodes=" +
+                                  std::to_string(req.count + int(req.exclude.size())) + ")");
+    warnings.push_back("the set goes on with " + std::to_string(n) + " of its " + std::to_string(req.count) +
+                       " nodes (nodes.min_count " + std::to_string(floor) + " allows it; " + excluded +
+                       " excluded): its world size and global batch are smaller than the earlier runs'");
   }
-  return *alloc;
+  return left;
 }
 
 std::string host_name_problem(const std::string& host) {

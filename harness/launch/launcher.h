@@ -18,6 +18,13 @@ namespace bert::harness {
 
 using Env = std::map<std::string, std::string>;
 
+// The nodes a set asks for: how many, how few it may shrink to (nodes.min_count), and which not to use.
+struct NodeRequest {
+  int count = 1;                      // nodes.count
+  int min_count = 0;                  // nodes.min_count: fewer allowed down to this (0 = count: fixed)
+  std::vector<std::string> exclude;   // --exclude: bad nodes the set continues without
+};
+
 struct Hosts {
   std::vector<std::string> names;  // one per node; empty (or short) when not known before the job runs
   std::string master_addr;         // rendezvous address ("" = the trainer's default)
@@ -39,6 +46,7 @@ struct JobShape {
   std::string master_port;
   Env env;                         // the job-wide environment (the YAML's env:)
   std::vector<std::string> forward;  // variables the executor sets per experiment (SEED): passed on by name
+  std::vector<std::string> exclude;  // nodes the launcher must not place a task on (srun/sbatch --exclude)
   std::vector<RankCpus> bindings;  // binding.apply launcher: per local rank, applied by the launcher's own
                                    // mechanism; empty = not the launcher's job
   std::string files_dir;           // where LaunchLines::files may go (the output directory)
@@ -54,6 +62,20 @@ struct LaunchLines {
   std::vector<std::string> notes;                     // what the plan should say about the lines (dry-run)
 };
 
+// A variable through which a library of the launch learns a rank's NICs, and how it wants them written
+// (nic_env.cpp renders them; each launcher lists the ones its ranks' libraries read).
+enum class NicFormat {
+  NcclHca,   // "=mlx5_0:1,mlx5_1:1": '=' makes NCCL match whole names (a bare mlx5_1 also takes mlx5_10)
+  DevPorts,  // "mlx5_0:1,mlx5_1:1" (UCX_NET_DEVICES, Open MPI's btl_openib_if_include)
+};
+struct NicVariable {
+  const char* name;
+  NicFormat format;
+};
+inline constexpr NicVariable kNcclIbHca{"NCCL_IB_HCA", NicFormat::NcclHca};
+inline constexpr NicVariable kUcxNetDevices{"UCX_NET_DEVICES", NicFormat::DevPorts};
+inline constexpr NicVariable kOpenibIfInclude{"OMPI_MCA_btl_openib_if_include", NicFormat::DevPorts};
+
 struct RankFailure {
   int rank = -1;       // -1 = not known
   std::string status;  // "exit code 2", "Killed", ...
@@ -66,8 +88,10 @@ class Launcher {
 
   // ---- planning (harness/plan) ----
   // The nodes and the rendezvous address, from the system and the process environment (e.g. the
-  // allocation's node list). Throws UserError at the key at fault.
-  virtual Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const = 0;
+  // allocation's node list), without the excluded ones. Fewer names than req.count only where
+  // req.min_count allows it (the plan is then made for them). Throws UserError at the key at fault.
+  virtual Hosts find_hosts(const Config& cfg, const Env& env, const NodeRequest& req) const = 0;
+  Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const { return find_hosts(cfg, env, NodeRequest{num_nodes, 0, {}}); }
   // A node's name when find_hosts could not know it (a dry-run outside the job).
   virtual std::string placeholder_host(int node) const = 0;
   // Throws UserError (placed, or naming its key in `field`) for a value the launcher cannot take.
@@ -78,6 +102,10 @@ class Launcher {
                                                   const std::string& /*system_file*/) const {
     return {};
   }
+
+  // The variables that carry one rank's NICs ("mlx5_0:1", ...) to the libraries its ranks use: NCCL
+  // everywhere, plus the MPI transports of a launcher that starts an MPI job.
+  virtual std::vector<NicVariable> nic_variables() const { return {kNcclIbHca}; }
 
   // ---- running (harness/run) ----
   virtual RankTagStyle tag_style() const = 0;
@@ -106,9 +134,19 @@ std::string host_name_problem(const std::string& host);
 const Launcher& find_launcher(std::string_view name);
 std::vector<std::string> launcher_names();
 
-// For implementations: inside a Slurm allocation its nodes (SLURM_JOB_NODELIST), else []; an allocation
-// of another size than num_nodes is a UserError at nodes.count.
-std::vector<std::string> allocation_hosts(const Config& cfg, const Env& env, int num_nodes);
+// For implementations: inside a Slurm allocation its nodes (SLURM_JOB_NODELIST) less the excluded ones,
+// else []; an allocation that leaves another number than req.count (or fewer than req.min_count) is a
+// UserError at nodes.count naming the way out (a spare node, sbatch --exclude). `warnings` gets a line
+// when the set shrinks.
+std::vector<std::string> allocation_hosts(const Config& cfg, const Env& env, const NodeRequest& req,
+                                          std::vector<std::string>& warnings);
+// For implementations: `names` less the excluded ones; an excluded name that is not among them is a
+// UserError (field "--exclude") naming the nodes there are.
+std::vector<std::string> without_excluded(const std::vector<std::string>& names, const NodeRequest& req,
+                                          const std::string& where);
+// One rank's NIC variables under `launcher` ({} when it has no NIC).
+Env nic_env(const Launcher& launcher, const std::vector<std::string>& nics);
+
 // For implementations: throws UserError when the shape has no node or no rank per node.
 void require_shape(const JobShape& job);
 

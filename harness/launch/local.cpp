@@ -9,8 +9,10 @@ class Local final : public Launcher {
  public:
   const char* name() const override { return "local"; }
 
-  Hosts find_hosts(const Config& cfg, const Env&, int num_nodes) const override {
-    if (num_nodes != 1) cfg.fail("nodes.count", "the local launcher runs on one node, not " + std::to_string(num_nodes));
+  Hosts find_hosts(const Config& cfg, const Env&, const NodeRequest& req) const override {
+    if (req.count != 1) cfg.fail("nodes.count", "the local launcher runs on one node, not " + std::to_string(req.count));
+    if (!req.exclude.empty())
+      throw UserError(Loc{"--exclude " + req.exclude.front()}, "", "the local launcher runs on this one node; there is none to exclude");
     return {{"localhost"}, "127.0.0.1"};
   }
   std::string placeholder_host(int) const override { return "localhost"; }

@@ -51,12 +51,15 @@ class Mpirun final : public Launcher {
   const char* name() const override { return "mpirun"; }
 
   // The hosts as written, else the hostfile's, else the Slurm allocation's; rank 0's host is the rendezvous.
-  Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const override {
+  Hosts find_hosts(const Config& cfg, const Env& env, const NodeRequest& req) const override {
+    const int num_nodes = req.count;
     Hosts h;
     h.names = cfg.strings("launcher.mpirun.hosts");
+    const bool listed = !h.names.empty();
     for (size_t i = 0; i < h.names.size(); ++i)
       if (const std::string problem = host_name_problem(h.names[i]); !problem.empty())
         throw UserError(cfg.item_loc("launcher.mpirun.hosts", i), "launcher.mpirun.hosts[" + std::to_string(i) + "]", problem);
+    if (!h.names.empty()) h.names = without_excluded(h.names, req, "launcher.mpirun.hosts");
     const std::string hostfile = cfg.path("launcher.mpirun.hostfile");
     if (!hostfile.empty()) {
       std::ifstream in(hostfile);
@@ -65,18 +68,23 @@ class Mpirun final : public Launcher {
                              "are placeholders (mpirun reads the file where the set runs)");
         return h;
       }
-      h.names = read_hostfile(in);
+      h.names = without_excluded(read_hostfile(in), req, hostfile);
       if (static_cast<int>(h.names.size()) < num_nodes)
         cfg.fail("launcher.mpirun.hostfile", hostfile + " names " + std::to_string(h.names.size()) + " host(s) for " +
                                                  std::to_string(num_nodes) + " nodes");
       h.names.resize(static_cast<size_t>(num_nodes));
-    } else if (h.names.empty()) {
-      h.names = allocation_hosts(cfg, env, num_nodes);
+    } else if (!listed) {
+      h.names = allocation_hosts(cfg, env, req, h.warnings);
+      if (!h.names.empty() && static_cast<int>(h.names.size()) < num_nodes) {  // nodes.min_count allowed it
+        h.master_addr = h.names.front();
+        return h;
+      }
     }
     if (static_cast<int>(h.names.size()) != num_nodes) {
       cfg.fail(h.names.empty() ? "launcher.type" : "launcher.mpirun.hosts",
                "mpirun needs launcher.mpirun.hosts with one host per node (" + std::to_string(num_nodes) +
-                   "), launcher.mpirun.hostfile or a Slurm allocation; got " + std::to_string(h.names.size()) + " host(s)");
+                   "), launcher.mpirun.hostfile or a Slurm allocation; got " + std::to_string(h.names.size()) + " host(s)" +
+                   (req.exclude.empty() ? "" : " once --exclude took its own (list a spare host)"));
     }
     h.master_addr = h.names.front();
     return h;
@@ -121,6 +129,9 @@ class Mpirun final : public Launcher {
     l.step.insert(l.step.end(), extra.begin(), extra.end());
     return l;
   }
+
+  // Open MPI's transports: the UCX PML, and the openib BTL of Open MPI 4 and older.
+  std::vector<NicVariable> nic_variables() const override { return {kNcclIbHca, kUcxNetDevices, kOpenibIfInclude}; }
 
   RankTagStyle tag_style() const override { return RankTagStyle::OpenMpi; }
   std::vector<std::string> per_node_tag_flags() const override { return {"--tag-output"}; }

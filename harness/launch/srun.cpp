@@ -1,6 +1,7 @@
 // Slurm's srun: inside an allocation the nodes are SLURM_JOB_NODELIST's; the step runs every rank
 // (`srun -l --mpi=M --nodes=N --ntasks=N*T --ntasks-per-node=T ...`, run.sub's flags), lines tagged
 // "<task>: "; a running step is stopped with scancel (srun does not pass SIGTERM on to its tasks).
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -15,10 +16,17 @@ struct SrunFlags {
   std::vector<std::string> extra;
 };
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
 std::vector<std::string> srun_base(const JobShape& job, int tasks_per_node, const SrunFlags& f) {
   std::vector<std::string> a{"srun", "--nodes=" + std::to_string(job.nodes),
                              "--ntasks=" + std::to_string(job.nodes * tasks_per_node),
                              "--ntasks-per-node=" + std::to_string(tasks_per_node)};
+  if (!job.exclude.empty()) a.push_back("--exclude=" + joined(job.exclude));
   if (f.gres_gpus > 0) a.push_back("--gres=gpu:" + std::to_string(f.gres_gpus));
   return a;
 }
@@ -40,12 +48,15 @@ class Srun final : public Launcher {
  public:
   const char* name() const override { return "srun"; }
 
-  Hosts find_hosts(const Config& cfg, const Env& env, int num_nodes) const override {
+  Hosts find_hosts(const Config& cfg, const Env& env, const NodeRequest& req) const override {
     Hosts h;
-    // Inside an allocation: the real node names; rank 0 runs on the first (run.sub's MLPERF_SLURM_FIRSTNODE).
-    h.names = allocation_hosts(cfg, env, num_nodes);
+    // Inside an allocation: the real node names; rank 0 runs on the first (run.sub's MLPERF_SLURM_FIRSTNODE,
+    // unless that one is excluded).
+    h.names = allocation_hosts(cfg, env, req, h.warnings);
     if (!h.names.empty()) h.master_addr = h.names.front();
-    if (auto it = env.find("MLPERF_SLURM_FIRSTNODE"); it != env.end() && !it->second.empty()) h.master_addr = it->second;
+    if (auto it = env.find("MLPERF_SLURM_FIRSTNODE"); it != env.end() && !it->second.empty() &&
+        std::find(req.exclude.begin(), req.exclude.end(), it->second) == req.exclude.end())
+      h.master_addr = it->second;
     return h;
   }
   std::string placeholder_host(int node) const override { return "slurm-node-" + std::to_string(node); }
@@ -54,6 +65,7 @@ class Srun final : public Launcher {
   std::vector<std::string> submit_command(const JobShape& job, const std::string& job_walltime,
                                           const std::string& system_file) const override {
     std::vector<std::string> c{"sbatch", "--nodes=" + std::to_string(job.nodes)};
+    if (!job.exclude.empty()) c.push_back("--exclude=" + joined(job.exclude));
     if (!job_walltime.empty()) c.push_back("--time=" + job_walltime);
     c.insert(c.end(), {"slurm/run.sub", system_file});
     return c;
@@ -81,6 +93,9 @@ class Srun final : public Launcher {
     l.step.insert(l.step.end(), f.extra.begin(), f.extra.end());
     return l;
   }
+
+  // srun --mpi=pmix starts UCX-based MPIs (HPC-X, Open MPI 5) as well as NCCL ranks.
+  std::vector<NicVariable> nic_variables() const override { return {kNcclIbHca, kUcxNetDevices}; }
 
   RankTagStyle tag_style() const override { return RankTagStyle::TaskPrefix; }
   std::vector<std::string> per_node_tag_flags() const override { return {"-l"}; }

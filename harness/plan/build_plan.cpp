@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <fmt/format.h>
+
 #include "binding/binding_json.h"
 #include "harness/config/naming.h"
 #include "harness/plan/closed_division.h"
@@ -75,6 +77,28 @@ void add_nodes(Plan& plan, const NodeLayout& layout, const Launcher& launcher, c
       node.ranks.push_back(std::move(r));
     }
   }
+}
+
+// Each rank's NICs as its libraries read them (the launcher's variables); a variable the YAML's env:
+// sets for the whole job is the user's choice and stays. Only `bind` (or a rank the executor starts)
+// gives the ranks of one launcher step different environments; otherwise the NICs are only shown.
+void add_nic_env(Plan& plan, const NodeLayout& layout, const Launcher& launcher, BindingApply apply) {
+  for (std::string& w : binding::nic_warnings(layout.topology, layout.ranks)) plan.warnings.push_back(std::move(w));
+  bool any = false;
+  for (const auto& b : layout.ranks) any = any || !b.nics.empty();
+  if (!any) return;
+  if (apply != BindingApply::Bind && !launcher.starts_each_rank()) {
+    std::string names;
+    for (const NicVariable& v : launcher.nic_variables()) names += (names.empty() ? "" : ", ") + std::string(v.name);
+    plan.warnings.push_back("binding.apply " + std::string(enum_name(apply, kBindingApplyNames)) + ": " + launcher.name() + " gives all ranks one environment, so " +
+                            "the NICs below are not exported per rank (" + names +
+                            "); the trainer picks its own (e.g. bindpcie --ib=single), or set them in env:");
+    return;
+  }
+  for (NodePlan& node : plan.nodes)
+    for (RankPlan& r : node.ranks)
+      for (const auto& [k, v] : nic_env(launcher, r.binding.nics))
+        if (!plan.env.contains(k)) r.env[k] = v;
 }
 
 // The per-experiment watchdog and the job's limit, one derived from the other (walltime.h).
@@ -178,22 +202,48 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   return in;
 }
 
+// The last probe of this system, for the dry-run; one measured for another shape is named as such.
+void read_probe(Plan& plan, double global_batch) {
+  const std::string path = probe_file(plan.experiment.output_dir);
+  try {
+    plan.probe = load_probe(path);
+  } catch (const std::exception& e) {
+    plan.warnings.push_back(std::string(e.what()) + " (run harness probe again)");
+    return;
+  }
+  if (!plan.probe) return;
+  plan.probe_file = path;
+  const ProbeProjection& p = *plan.probe;
+  if (p.config_name != plan.config_name || p.world_size != plan.world_size || p.global_batch != global_batch)
+    plan.warnings.push_back(path + " was measured for " + p.config_name + " (" + std::to_string(p.world_size) +
+                            " ranks, global batch " + fmt::format("{:g}", p.global_batch) + "), not this plan: probe again");
+}
+
 }  // namespace
 
 Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   Plan plan;
+  plan.source = opts.source;
   set_identity(plan, cfg);
   const Launcher& launcher = guarded(cfg, [&]() -> const Launcher& { return find_launcher(plan.launcher); });
   NodeLayout layout = plan_node_layout(cfg);
   plan.ranks_per_node = static_cast<int>(layout.ranks.size());
-  plan.world_size = plan.num_nodes * plan.ranks_per_node;
-  plan.binding = {cfg.str("binding.cpu"), cfg.str("binding.mem"), binding::to_string(layout.unit)};
+  plan.binding = {cfg.str("binding.cpu"), cfg.str("binding.mem"), binding::to_string(layout.unit), BindingApply::Bind,
+                  cfg.str("binding.nic")};
+  plan.excluded = opts.exclude;
+  plan.sets = opts.sets;
 
   LaunchContext ctx;
+  const NodeRequest req{plan.num_nodes, static_cast<int>(cfg.integer("nodes.min_count")), opts.exclude};
+  ctx.job.hosts = launcher.find_hosts(cfg, opts.env, req);
+  // Fewer nodes than asked: nodes.min_count allowed the set to go on without the excluded ones.
+  if (!ctx.job.hosts.names.empty() && int(ctx.job.hosts.names.size()) < plan.num_nodes)
+    plan.num_nodes = int(ctx.job.hosts.names.size());
+  plan.world_size = plan.num_nodes * plan.ranks_per_node;
   ctx.job.nodes = plan.num_nodes;
   ctx.job.ranks_per_node = plan.ranks_per_node;
   ctx.job.gpus_per_node = layout.gpus;
-  ctx.job.hosts = launcher.find_hosts(cfg, opts.env, plan.num_nodes);
+  ctx.job.exclude = opts.exclude;
   plan.warnings.insert(plan.warnings.end(), ctx.job.hosts.warnings.begin(), ctx.job.hosts.warnings.end());
   if (!cfg.str("launcher.master_addr").empty()) {
     if (const std::string problem = host_name_problem(cfg.str("launcher.master_addr")); !problem.empty())
@@ -204,10 +254,12 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   add_nodes(plan, layout, launcher, ctx.job);
   for (const auto& [k, v] : cfg.string_map("env")) plan.env[k] = v;
   ctx.job.env = plan.env;
+  add_nic_env(plan, layout, launcher, setting(cfg, "binding.apply", kBindingApplyNames));
   set_experiment(plan, cfg, opts);
   plan.submit.argv = launcher.submit_command(ctx.job, plan.experiment.job_walltime, plan.system_file);
   plan.target_accuracy = cfg.real("benchmark.target_accuracy");
   const double gbs = planned_global_batch(cfg, plan.world_size);
+  read_probe(plan, gbs);
   if (plan.experiment.division == "closed") {
     check_closed_division(cfg, gbs);
     RcpOutlook rcp = rcp_outlook(gbs, plan.experiment.ruleset);

@@ -74,8 +74,11 @@ container::ContainerSpec container_spec(const Plan& plan, const Config& cfg, con
   return o;
 }
 
+// Each node says whether its caches were cleared (the executor reads it per node from the tagged output);
+// the step fails when any node did not.
 std::string cache_clear_script(bool sudo) {
-  return std::string("sync && ") + (sudo ? "sudo -n " : "") + "/sbin/sysctl vm.drop_caches=3";
+  return std::string("if sync && ") + (sudo ? "sudo -n " : "") +
+         "/sbin/sysctl vm.drop_caches=3; then echo cache_clear_ok; else echo cache_clear_failed; exit 1; fi";
 }
 
 // What a runtime that applies the binding needs of one rank: its binding and the names of the
@@ -179,7 +182,8 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
   }
 
   if (plan.experiment.cache_clear != CachePolicy::Off)
-    plan.cache_clear.argv = joined(plan.per_node.argv, {"sh", "-c", cache_clear_script(plan.experiment.cache_clear_sudo)});
+    plan.cache_clear.argv = joined(joined(plan.per_node.argv, launcher.per_node_tag_flags()),
+                                   {"sh", "-c", cache_clear_script(plan.experiment.cache_clear_sudo)});
   plan.cache_clear.env = plan.per_node.env;
   std::vector<std::string> program = {tool(ctx.trainer), "--config", out_seen + "/run.yaml"};
   if (external) {

@@ -36,6 +36,8 @@ binding::BindingPolicy binding_policy(const Config& cfg, binding::RankUnit unit)
   p.unit = unit;
   p.cpu_map = cfg.strings("binding.cpu_map");
   p.mem_map = cfg.strings("binding.mem_map");
+  binding::parse_nic_policy(cfg.str("binding.nic"), p.nic);
+  p.nic_map = cfg.strings("binding.nic_map");
   return p;
 }
 

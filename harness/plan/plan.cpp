@@ -65,7 +65,8 @@ void from_json(const json& j, Command& c) {
 // binding.* as resolved
 constexpr auto kBindingFields = std::make_tuple(
     field("cpu", &BindingSummary::cpu), field("mem", &BindingSummary::mem),
-    field("unit", &BindingSummary::unit), field("apply", &BindingSummary::apply));
+    field("unit", &BindingSummary::unit), field("apply", &BindingSummary::apply),
+    optional_field("nic", &BindingSummary::nic));
 BERT_JSON_FIELDS(json, BindingSummary, kBindingFields)
 
 // container.*
@@ -105,6 +106,15 @@ constexpr auto kNodeFields = std::make_tuple(
     field("ranks", &NodePlan::ranks));
 BERT_JSON_FIELDS(json, NodePlan, kNodeFields)
 
+// the source tree the harness was built from
+constexpr auto kSourceFields = std::make_tuple(
+    field("commit", &SourceInfo::commit), field("dirty", &SourceInfo::dirty), field("dir", &SourceInfo::dir));
+BERT_JSON_FIELDS(json, SourceInfo, kSourceFields)
+
+// the last probe's projection (its own JSON form)
+void to_json(json& j, const ProbeProjection& p) { j = p.to_json(); }
+void from_json(const json& j, ProbeProjection& p) { p = ProbeProjection::from_json(j); }
+
 // the Plan, in plan.json's key order
 constexpr auto kPlanFields = std::make_tuple(
     field("system_file", &Plan::system_file), field("config_name", &Plan::config_name),
@@ -122,7 +132,10 @@ constexpr auto kPlanFields = std::make_tuple(
     field("files", &Plan::files), field("plan_file", &Plan::plan_file),
     field("run_config_file", &Plan::run_config_file), field("trainer_config", &Plan::trainer_config),
     field("trainer_program", &Plan::trainer_program), field("trainer_status", &Plan::trainer_status),
-    field("system_json", &Plan::system_json), field("warnings", &Plan::warnings), field("nodes", &Plan::nodes));
+    field("system_json", &Plan::system_json), field("warnings", &Plan::warnings),
+    optional_field("source", &Plan::source), optional_field("probe", &Plan::probe),  // optional: older plans (--resume)
+    optional_field("probe_file", &Plan::probe_file), optional_field("excluded", &Plan::excluded),
+    optional_field("sets", &Plan::sets), field("nodes", &Plan::nodes));
 
 json Plan::to_json() const { return fields_to_json<json>(*this, kPlanFields); }
 Plan Plan::from_json(const json& j) { return fields_from_json<Plan>(j, kPlanFields); }

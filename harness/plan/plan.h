@@ -15,6 +15,7 @@
 
 #include "binding/binding.h"
 #include "harness/config/settings.h"
+#include "harness/plan/probe_projection.h"
 
 namespace bert::harness {
 
@@ -69,6 +70,7 @@ struct BindingSummary {
   std::string mem = "node";                // binding.mem
   std::string unit = "gpu";                // gpu | socket | numa
   BindingApply apply = BindingApply::Bind; // binding.apply
+  std::string nic = "auto";                // binding.nic: auto | none | map
 };
 
 struct ContainerPlan {
@@ -84,6 +86,13 @@ struct TrainerPlan {
   std::string experiment_env;              // external: set to the experiment index 1..NEXP
   LogSource log_source = LogSource::Rank0Stdout;
   std::string log_file;                    // log_source file: relative to output_dir, {i} = experiment index
+};
+
+// The source tree the harness was built from (cmake/source_commit.cmake): what `harness package` snapshots.
+struct SourceInfo {
+  std::string commit;                      // "" = not built from a git checkout
+  bool dirty = false;                      // tracked files differed from the commit at build time
+  std::string dir;                         // the checkout it was built from
 };
 
 struct Plan {
@@ -132,6 +141,11 @@ struct Plan {
   std::string trainer_status;              // whether that trainer's backend was verified, in words (dry-run)
   json system_json;                        // MLPerf systems/<system>.json content
   std::vector<std::string> warnings;       // e.g. file name disagrees with content
+  SourceInfo source;                       // this harness's build (BuildOptions::source)
+  std::optional<ProbeProjection> probe;    // the last `harness probe` of this system (its output directory's)
+  std::string probe_file;                  // where it was read ("" = none)
+  std::vector<std::string> excluded;       // nodes the set goes on without (harness run --exclude)
+  std::vector<std::string> sets;           // the --set lines it was made with (--resume --exclude re-makes it)
 
   json to_json() const;
   static Plan from_json(const json& j);    // throws nlohmann::json::exception for a missing or mistyped field

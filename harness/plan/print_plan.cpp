@@ -16,20 +16,34 @@ bool same_binding(const NodePlan& a, const NodePlan& b) {
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const auto& x = a.ranks[i].binding;
     const auto& y = b.ranks[i].binding;
-    if (x.gpu != y.gpu || x.cpus != y.cpus || x.mems != y.mems || x.gpu_busid != y.gpu_busid) return false;
+    if (x.gpu != y.gpu || x.cpus != y.cpus || x.mems != y.mems || x.gpu_busid != y.gpu_busid || x.nics != y.nics)
+      return false;
   }
   return true;
 }
 
+// "mlx5_0:1 (pci-switch)"; the column is shown only when a rank has a NIC.
+std::string nics_cell(const binding::RankBinding& b) {
+  std::string s;
+  for (const auto& n : b.nics) s += (s.empty() ? "" : ",") + n;
+  return s.empty() ? "-" : s + " (" + b.nic_locality + ")";
+}
+
 void print_node(const NodePlan& node, size_t index, std::string& out) {
+  bool nics = false;
+  for (const RankPlan& r : node.ranks) nics = nics || !r.binding.nics.empty();
   out += fmt::format("node {} ({})\n", index, node.hostname);
-  out += fmt::format("  {:>5} {:>7} {:>4}  {:<13} {:>5}  {:<24} {}\n", "rank", "global", "gpu", "pci bus id", "numa", "cpus", "mems");
+  std::string head = fmt::format("  {:>5} {:>7} {:>4}  {:<13} {:>5}  {:<24} {}", "rank", "global", "gpu", "pci bus id", "numa", "cpus",
+                                 nics ? "mems  nics" : "mems");
+  out += head + "\n";
   for (const RankPlan& r : node.ranks) {
     const auto& b = r.binding;
+    std::string mems = b.mems.empty() ? "(unbound)" : b.mems;
+    if (nics) mems = fmt::format("{:<5} {}", mems, nics_cell(b));
     out += fmt::format("  {:>5} {:>7} {:>4}  {:<13} {:>5}  {:<24} {}\n", r.local_rank, r.global_rank,
                        b.gpu < 0 ? std::string("-") : std::to_string(b.gpu), b.gpu_busid.empty() ? "-" : b.gpu_busid,
                        b.numa_node < 0 ? std::string("-") : std::to_string(b.numa_node), b.cpus.empty() ? "(unbound)" : b.cpus,
-                       b.mems.empty() ? "(unbound)" : b.mems);
+                       mems);
   }
 }
 
@@ -49,21 +63,53 @@ std::string walltime_line(const ExperimentPlan& e) {
 
 }  // namespace
 
+// The last probe's projection: what it measured, what it projects, the --set lines that apply it.
+std::string probe_lines(const ProbeProjection& pr, const std::string& file) {
+  std::string out = fmt::format("probe       {} ({}): {:.1f} samples/s after warm-up ({} {}, {} dropped), init {:.1f} s, "
+                                "eval {:.1f} s\n", pr.measured_at, file, pr.samples_per_s, pr.measured,
+                                pr.method == "points" ? "intervals" : "throughput values", pr.dropped, pr.init_s, pr.eval_s);
+  if (pr.rcp.empty()) return out + "            no projection: " + pr.note + "\n";
+  out += fmt::format("            time to train {:.1f} min projected at the RCP mean {:.0f} samples ({}); slowest reference "
+                     "run {:.0f} samples: {:.1f} min\n", pr.projected_minutes, pr.rcp_mean_samples, pr.rcp,
+                     pr.rcp_max_samples, pr.slowest_minutes);
+  out += fmt::format("            walltime per run {} = (init + slowest) x {:.2f} (margin {:.0f} %), job {} for NEXP {}\n",
+                     pr.run_walltime, 1 + pr.margin, pr.margin * 100, pr.job_walltime, pr.nexp);
+  std::string sets;
+  for (const std::string& s : pr.set_lines) sets += (sets.empty() ? "" : " ") + s;
+  return out + "            " + sets + "\n";
+}
+
 void print_dry_run(const Plan& p, std::ostream& os) {
   std::string out;
   const binding::NodeTopology& t = p.nodes.front().topology;
   out += fmt::format("system      {} ({})\n", p.config_name, p.system_file);
   out += fmt::format("results as  {} (ruleset {}, {} division)\n", p.system_name, p.experiment.ruleset, p.experiment.division);
   const std::string launcher = p.launcher + (p.mpi.empty() ? "" : " --mpi=" + p.mpi);
-  out += fmt::format("nodes       {} x {} ranks = {} ranks, launcher {}\n", p.num_nodes, p.ranks_per_node, p.world_size, launcher);
-  out += fmt::format("topology    {}{}: {} package(s), {} cores, {} PUs, {} NUMA node(s), {} GPU(s)\n",
-                     p.topology_assumed ? "assumed " : "", t.source, t.packages, t.cores, t.pus, t.numa.size(), t.gpus.size());
+  std::string excluded;
+  for (const std::string& x : p.excluded) excluded += (excluded.empty() ? "" : ",") + x;
+  out += fmt::format("nodes       {} x {} ranks = {} ranks, launcher {}{}\n", p.num_nodes, p.ranks_per_node, p.world_size, launcher,
+                     excluded.empty() ? "" : ", excluded " + excluded);
+  std::string nics;
+  for (const auto& n : t.nics) nics += (nics.empty() ? "" : ", ") + n.name;
+  out += fmt::format("topology    {}{}: {} package(s), {} cores, {} PUs, {} NUMA node(s), {} GPU(s){}\n",
+                     p.topology_assumed ? "assumed " : "", t.source, t.packages, t.cores, t.pus, t.numa.size(), t.gpus.size(),
+                     nics.empty() ? "" : fmt::format(", {} NIC(s): {}", t.nics.size(), nics));
   if (p.topology_assumed)
     out += "            (assumed from the config's variables, not read from any node: the CPU binding below is a sketch; "
            "the preflight checks each node's GPU count; give topology.xml of the real node to pin it)\n";
   out += fmt::format("cpus        allowed {}, reserved {}\n", t.allowed_cpus.empty() ? "(none)" : t.allowed_cpus,
                      t.reserved_cpus.empty() ? "none" : t.reserved_cpus);
-  out += fmt::format("binding     cpu {}, mem {}, unit {}\n", p.binding.cpu, p.binding.mem, p.binding.unit);
+  out += fmt::format("binding     cpu {}, mem {}, unit {}{}\n", p.binding.cpu, p.binding.mem, p.binding.unit,
+                     p.binding.nic == "auto" ? "" : ", nic " + p.binding.nic);
+  // Which variables carry each rank's NICs (its row below says which NICs).
+  std::string nic_vars;
+  const std::map<std::string, std::string> none;
+  const auto& r0 = p.nodes.empty() || p.nodes.front().ranks.empty() ? none : p.nodes.front().ranks.front().env;
+  for (const NicVariable& v : find_launcher(p.launcher).nic_variables())
+    if (r0.contains(v.name)) nic_vars += (nic_vars.empty() ? "" : ", ") + std::string(v.name) + "=" + r0.at(v.name);
+  if (!nic_vars.empty())
+    out += fmt::format("nic env     per rank, rank 0: {} ({})\n", nic_vars,
+                       p.binding.apply == BindingApply::Bind ? "exported by bind" : "in its environment");
   out += fmt::format("container   {}\n", p.container.image.empty() ? "none (bare metal)" : p.container.image + " (" + p.container.runtime + ")");
   const auto& tc = p.trainer_config;
   out += fmt::format("benchmark   model {}, {} data, batch {} x accum {}, lr {}, max_steps {}, target {}, backend {} {}\n",
@@ -84,6 +130,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      enum_name(p.experiment.cache_clear, kCachePolicyNames), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.output_dir);
   out += walltime_line(p.experiment);
+  if (p.probe) out += probe_lines(*p.probe, p.probe_file);
   if (p.experiment.seed_policy == "random" && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start
     out += fmt::format("seeds       random: drawn when the set starts, recorded in {}/state.json, reused by --resume\n",
                        p.experiment.output_dir);

@@ -2,7 +2,10 @@
 
 #include <chrono>
 
+#include <sstream>
+
 #include "harness/run/capture.h"
+#include "harness/run/preflight.h"
 #include "results/mllog.h"
 
 namespace bert::harness {
@@ -20,6 +23,23 @@ std::vector<std::string> node_names(const Plan& plan) {
   return names;
 }
 
+// Per node from the step's tagged output: a node cleared when it said cache_clear_ok; its reason is the
+// last other line it printed. Output without these words (a plan from before they were printed) leaves
+// every node with the step's status.
+void per_node_outcome(const Plan& plan, const Captured& c, CacheClearOutcome& out, std::vector<std::string>& reasons) {
+  if (c.output.find("cache_clear_ok") == std::string::npos && c.output.find("cache_clear_failed") == std::string::npos)
+    return;
+  const std::vector<std::string> texts = split_probe_output(plan, c.output);
+  for (size_t i = 0; i < out.cleared.size() && i < texts.size(); ++i) {
+    out.cleared[i] = texts[i].find("cache_clear_ok") != std::string::npos;
+    std::istringstream in(texts[i]);
+    std::string last;
+    for (std::string l; std::getline(in, l);)
+      if (l.find("cache_clear_") == std::string::npos && !l.empty()) last = l;
+    if (!out.cleared[i]) reasons[i] = last.empty() ? "it did not answer (" + c.describe() + ")" : last;
+  }
+}
+
 }  // namespace
 
 std::string cache_clear_line(int64_t time_ms, const std::string& node, bool cleared, const std::string& reason) {
@@ -35,6 +55,8 @@ CacheClearOutcome clear_caches(const Plan& plan, double timeout_s) {
   const auto nodes = node_names(plan);
   const CachePolicy policy = plan.experiment.cache_clear;
   bool all = false;
+  out.cleared.assign(nodes.size(), false);
+  std::vector<std::string> reasons(nodes.size());
   if (policy == CachePolicy::Off) {
     out.reason = "cache clearing is off in the system's policy";
   } else if (plan.cache_clear.argv.empty()) {
@@ -44,13 +66,24 @@ CacheClearOutcome clear_caches(const Plan& plan, double timeout_s) {
     for (const auto& [k, v] : plan.cache_clear.env) spec.env[k] = v;
     Captured c = run_capture(spec, timeout_s);
     all = c.ok();
+    out.cleared.assign(nodes.size(), all);
     if (!all) out.reason = "`" + plan.cache_clear.shell() + "` failed: " + c.describe();
+    per_node_outcome(plan, c, out, reasons);
+    std::string which;
+    for (size_t i = 0; i < out.cleared.size(); ++i) {
+      all = all && out.cleared[i];
+      if (!out.cleared[i] && !reasons[i].empty()) which += (which.empty() ? "" : ", ") + nodes[i];
+    }
+    if (!which.empty())
+      for (size_t i = 0; i < reasons.size(); ++i)
+        if (!reasons[i].empty()) {
+          out.reason = "not cleared on " + which + ": " + reasons[i];
+          break;
+        }
   }
-  // One launcher step covers every node; its status is the only truth we have per node, so a
-  // failed step marks every node as not cleared.
-  out.cleared.assign(nodes.size(), all);
   const int64_t t = now_ms();
-  for (size_t i = 0; i < nodes.size(); ++i) out.mllog.push_back(cache_clear_line(t, nodes[i], all, out.reason));
+  for (size_t i = 0; i < nodes.size(); ++i)
+    out.mllog.push_back(cache_clear_line(t, nodes[i], out.cleared[i], reasons[i].empty() ? out.reason : reasons[i]));
   if (all) {
     out.message = "caches cleared on " + std::to_string(nodes.size()) + " node(s)";
   } else if (policy == CachePolicy::Required) {

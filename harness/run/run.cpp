@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include "common/user_error.h"
 #include "harness/launch/launcher.h"
 #include "harness/run/cache_clear.h"
+#include "harness/run/node_record.h"
 #include "harness/run/capture.h"
 #include "harness/run/child_process.h"
 #include "harness/run/output_router.h"
@@ -71,6 +74,10 @@ void use_recorded_seeds(Plan& plan, const std::string& outdir) {
 namespace {
 
 constexpr unsigned long long kMinFreeForLogs = 64ull << 20;
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 std::string system_dir_name(const Plan& plan) {
   std::string s = !plan.system_name.empty() ? plan.system_name : !plan.config_name.empty() ? plan.config_name : "system";
@@ -191,7 +198,14 @@ int SetRunner::run() {
     return fail_usage(e.what());
   }
 
-  if (!run_setup() || !preflight()) {
+  const double t_setup = seconds_now();
+  const bool setup_ok = run_setup();
+  state_.timings.setup_s = seconds_now() - t_setup;
+  const double t_preflight = seconds_now();
+  const bool preflight_ok = setup_ok && preflight();
+  state_.timings.preflight_s = seconds_now() - t_preflight;
+  save();
+  if (!setup_ok || !preflight_ok) {
     if (!signals_.received()) return 2;
     display_.print(std::string("interrupted by ") + strsignal(signals_.received()) + " before the first experiment");
     return 128 + signals_.received();
@@ -223,6 +237,7 @@ int SetRunner::run() {
 }
 
 bool SetRunner::init_state() {
+  for (const std::string& x : plan_.excluded) state_.nodes[x].excluded = true;
   if (!opts_.resume_dir.empty()) {
     // Interrupted runs and failures before launch (e.g. a refused cache clear) are run again.
     for (auto& e : state_.experiments)
@@ -314,6 +329,8 @@ bool SetRunner::preflight() {
     const bool error = f.blocking || opts_.preflight == PreflightPolicy::Fail;
     errors += error ? 1 : 0;
     preflight_lines_.push_back(f.node + ": " + f.what);
+    std::vector<std::string>& seen = state_.nodes[f.node].preflight;
+    if (std::find(seen.begin(), seen.end(), f.what) == seen.end()) seen.push_back(f.what);
     display_.print(std::string("preflight: ") + (error ? "error: " : "warning: ") + f.node + ": " + f.what);
   }
   if (errors > 0) {
@@ -363,8 +380,13 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   }
   if (plan_.experiment.cache_clear != CachePolicy::Off && !plan_.cache_clear.argv.empty())
     log_command("cache clear", plan_.cache_clear);
+  const double t_cc = seconds_now();
   CacheClearOutcome cc = clear_caches(plan_);
+  e.timings.cache_clear_s = seconds_now() - t_cc;
   e.cache_cleared = cc.cleared;
+  if (plan_.experiment.cache_clear != CachePolicy::Off && !plan_.cache_clear.argv.empty())
+    for (size_t n = 0; n < cc.cleared.size() && n < plan_.nodes.size(); ++n)
+      if (!cc.cleared[n]) ++state_.nodes[plan_.nodes[n].hostname].cache_clear_failures;
   int werr = 0;
   for (const auto& l : cc.mllog)
     if (!werr) werr = write_all(log_fd, l + "\n");
@@ -396,7 +418,13 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   } else {
     procs.push_back({plan_.launch.argv, base_env, plan_.launch.cwd});
   }
-  OutputRouter router(log_fd, ranks_fd, launcher_.tag_style(), [this](const std::string& l) { display_.on_line(l); });
+  // The launch's own cost: from here to rank 0's first MLPerf line.
+  const double t_launch = seconds_now();
+  double first_line = -1;
+  OutputRouter router(log_fd, ranks_fd, launcher_.tag_style(), [this, &first_line, t_launch](const std::string& l) {
+    if (first_line < 0 && l.find(":::MLLOG") != std::string::npos) first_line = seconds_now() - t_launch;
+    display_.on_line(l);
+  });
   log_command("launch", plan_.launch);
   if (launcher_.starts_each_rank())
     for (const auto& r : ranks) {
@@ -426,6 +454,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   log_file_error_.clear();
   e.launched = true;
   StepResult step = run_step(procs, router, so, &signals_);
+  e.timings.first_line_s = first_line;
   if (log_from_file) append_log_file(i, log_fd, log_files_before);
   ::close(log_fd);
   if (ranks_fd >= 0) ::close(ranks_fd);
@@ -480,8 +509,12 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       const RankFailure f = launcher_.read_failure(log_text, step.failed_process, describe_wait_status(step.wait_status));
       e.failed_rank = f.rank;
       e.exit_status = f.status;
+      // A node another one can replace: not this machine when the executor starts the ranks here.
+      if (!launcher_.starts_each_rank()) e.failed_node = node_of_rank(plan_, f.rank);
+      if (!e.failed_node.empty()) state_.nodes[e.failed_node].failed_first.push_back(i);
       e.message = (e.failed_rank >= 0 ? "rank " + std::to_string(e.failed_rank) : std::string("a rank")) +
-                  " failed with " + e.exit_status + "; the other ranks were stopped";
+                  (e.failed_node.empty() ? "" : " on node " + e.failed_node) + " failed with " + e.exit_status +
+                  "; the other ranks were stopped";
       if (const std::string meaning = exit_status_meaning(e.exit_status); !meaning.empty()) e.message += " (" + meaning + ")";
       report_failing_rank(e, log_text);
       break;
@@ -502,7 +535,9 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
     try {
       write_file_atomic(tree_.result(i), mllog_only(log_text));
       e.result = rel(tree_.result(i));
+      const double t_check = seconds_now();
       check_result(e);
+      e.timings.check_s = seconds_now() - t_check;
       // A failed run that never logged run_start is no result (one that started and was stopped is: MLPerf
       // scores it as not converged); its lines are kept beside, under a name no result reader takes.
       static const std::regex run_start(R"re("key":\s*"run_start")re");
@@ -646,6 +681,7 @@ int SetRunner::finish() {
     s << "no score: " << (in.score_error.empty() ? "no result files" : in.score_error);
   }
   display_.print(s.str());
+  for (const std::string& line : node_report(state_.nodes, tree_.root)) display_.print("nodes: " + line);
   display_.print("summary: " + tree_.summary_md());
   if (state_.interrupted) {
     display_.print("interrupted after " + std::to_string(done) + " of " + std::to_string(state_.nexp) +

@@ -30,6 +30,15 @@ void to_json(ojson& j, ExpStatus s) { j = to_string(s); }
 void from_json(const ojson& j, ExpStatus& s) { s = exp_status_from_string(j.get<std::string>()); }
 
 // state.json, one member table each (common/json_fields.h).
+constexpr auto kExperimentTimingFields = std::make_tuple(
+    optional_field("cache_clear_s", &ExperimentTimings::cache_clear_s),
+    optional_field("first_line_s", &ExperimentTimings::first_line_s), optional_field("check_s", &ExperimentTimings::check_s));
+BERT_JSON_FIELDS(ojson, ExperimentTimings, kExperimentTimingFields)
+
+constexpr auto kSetTimingFields = std::make_tuple(
+    optional_field("setup_s", &SetTimings::setup_s), optional_field("preflight_s", &SetTimings::preflight_s));
+BERT_JSON_FIELDS(ojson, SetTimings, kSetTimingFields)
+
 // one experiment's record (older state files may lack the optional keys)
 constexpr auto kExperimentFields = std::make_tuple(
     field("index", &ExperimentRecord::index), field("seed", &ExperimentRecord::seed),
@@ -37,13 +46,15 @@ constexpr auto kExperimentFields = std::make_tuple(
     optional_field("log", &ExperimentRecord::log), optional_field("result", &ExperimentRecord::result),
     optional_field("message", &ExperimentRecord::message),
     optional_field("failed_rank", &ExperimentRecord::failed_rank),
+    optional_field("failed_node", &ExperimentRecord::failed_node),
     optional_field("exit_status", &ExperimentRecord::exit_status),
     optional_field("compliant", &ExperimentRecord::compliant),
     optional_field("compliance_failure", &ExperimentRecord::compliance_failure),
     optional_field("ttt_minutes", &ExperimentRecord::ttt_minutes),
     optional_field("samples", &ExperimentRecord::samples),
     optional_field("cache_cleared", &ExperimentRecord::cache_cleared),
-    optional_field("wall_seconds", &ExperimentRecord::wall_seconds));
+    optional_field("wall_seconds", &ExperimentRecord::wall_seconds),
+    optional_field("timings", &ExperimentRecord::timings));
 BERT_JSON_FIELDS(ojson, ExperimentRecord, kExperimentFields)
 
 // the set: system, date, NEXP, interruption, the experiments
@@ -51,7 +62,8 @@ constexpr auto kSetFields = std::make_tuple(
     field("system", &SetState::system), field("datestamp", &SetState::datestamp),
     field("nexp", &SetState::nexp), optional_field("interrupted", &SetState::interrupted),
     optional_field("interrupt_signal", &SetState::interrupt_signal),
-    field("experiments", &SetState::experiments));
+    field("experiments", &SetState::experiments), optional_field("nodes", &SetState::nodes),
+    optional_field("timings", &SetState::timings));
 
 ojson SetState::to_json() const { return fields_to_json<ojson>(*this, kSetFields); }
 

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/run/node_record.h"
+
 namespace bert::harness {
 
 // pending: not run yet (or interrupted / stopped before launch: run again on resume).
@@ -18,6 +20,18 @@ const char* to_string(ExpStatus s);
 ExpStatus exp_status_from_string(const std::string& s);  // throws std::runtime_error on an unknown word
 bool is_finished(ExpStatus s);  // converged, not_converged or failed after launch: kept on resume
 
+// The harness's own overhead in one experiment (bench/harness_overhead.py).
+struct ExperimentTimings {
+  double cache_clear_s = 0;            // the cache clear step
+  double first_line_s = -1;            // launch -> rank 0's first MLPerf line (-1 = none)
+  double check_s = 0;                  // compliance check + score of its result
+};
+
+// The harness's own overhead before the experiments of the last `harness run` of a set.
+struct SetTimings {
+  double setup_s = 0, preflight_s = 0;
+};
+
 struct ExperimentRecord {
   int index = 0;                       // 1-based
   uint64_t seed = 0;
@@ -26,12 +40,14 @@ struct ExperimentRecord {
   std::string result;
   std::string message;                 // why failed / interrupted
   int failed_rank = -1;
+  std::string failed_node;             // the node that rank ran on (the plan's rank -> node)
   std::string exit_status;             // "exit status 3", "killed by signal 9 (Killed)"
   std::optional<bool> compliant;
   std::string compliance_failure;
   std::optional<double> ttt_minutes;
   std::optional<double> samples;
   std::vector<bool> cache_cleared;     // per node, true outcome of the cache clear
+  ExperimentTimings timings;
   double wall_seconds = 0;
   bool launched = false;
 };
@@ -43,6 +59,8 @@ struct SetState {
   bool interrupted = false;
   int interrupt_signal = 0;
   std::vector<ExperimentRecord> experiments;
+  NodeRecords nodes;                   // per node across the set (node_record.h)
+  SetTimings timings;
 
   nlohmann::ordered_json to_json() const;
   static SetState from_json(const nlohmann::ordered_json& j);  // throws std::runtime_error on bad content

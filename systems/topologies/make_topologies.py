@@ -17,11 +17,18 @@ import xml.etree.ElementTree as ET
 NVIDIA = "10de"
 ILUVATAR = "1e3e"
 ASPEED = "1a03"
+MELLANOX = "15b3"
+BROADCOM = "1000"
 
 
-def gpu(bus, numa, model, device, vendor=NVIDIA, subsys="10de:1463", osdevs=("cuda", "nvml")):
+def gpu(bus, numa, model, device, vendor=NVIDIA, subsys="10de:1463", osdevs=("cuda", "nvml"), switch=None):
     return dict(kind="gpu", bus=bus, numa=numa, model=model, device=device, vendor=vendor,
-                subsys=subsys, osdevs=osdevs)
+                subsys=subsys, osdevs=osdevs, switch=switch)
+
+
+def nic(bus, numa, name, netdev, switch=None):
+    """A ConnectX-6 InfiniBand HCA (15b3:101b): its netdev and its OpenFabrics device (port 1 active)."""
+    return dict(kind="nic", bus=bus, numa=numa, name=name, netdev=netdev, switch=switch)
 
 
 def pci(bus, numa, vendor, device, klass, subtype=None):
@@ -43,13 +50,28 @@ HGX_A100_DEVICES = (
     + nvswitches(["c4", "c5", "c6", "c7", "c8", "c9"], 5, "1af1")
     + [pci("c2", 4, ASPEED, "2000", "0300")])
 
+# DGX A100: each of the 4 PCIe switches holds a GPU pair and two compute HCAs (DGX A100 user guide:
+# mlx5_0-3 and mlx5_6-9 are ibp12s0, ibp18s0, ibp75s0, ibp84s0, ibp141s0, ibp148s0, ibp186s0, ibp204s0,
+# i.e. buses 0c, 12, 4b, 54, 8d, 94, ba, cc); the storage NICs (mlx5_4, mlx5_5) are left out.
+DGX_A100_SWITCHES = [  # (switch, NUMA node, GPU buses, [(HCA bus, name, netdev)])
+    ("sw0", 3, ["07", "0f"], [("0c", "mlx5_0", "ibp12s0"), ("12", "mlx5_1", "ibp18s0")]),
+    ("sw1", 1, ["47", "4e"], [("4b", "mlx5_2", "ibp75s0"), ("54", "mlx5_3", "ibp84s0")]),
+    ("sw2", 7, ["87", "90"], [("8d", "mlx5_6", "ibp141s0"), ("94", "mlx5_7", "ibp148s0")]),
+    ("sw3", 5, ["b7", "bd"], [("ba", "mlx5_8", "ibp186s0"), ("cc", "mlx5_9", "ibp204s0")]),
+]
+DGX_A100_DEVICES = (
+    [gpu(b, numa, "NVIDIA A100-SXM4-80GB", "20b2", switch=sw) for sw, numa, buses, _ in DGX_A100_SWITCHES for b in buses]
+    + [nic(b, numa, name, netdev, switch=sw) for sw, numa, _, hcas in DGX_A100_SWITCHES for b, name, netdev in hcas]
+    + nvswitches(["c4", "c5", "c6", "c7", "c8", "c9"], 5, "1af1")
+    + [pci("c2", 4, ASPEED, "2000", "0300")])
+
 # Each entry: synthetic CPU description, DMI product, PCI devices. Sources of the maps are in README.md.
 SYSTEMS = {
     # 2x EPYC 7742, NPS4: 8 NUMA nodes of 16 cores, SMT siblings at +128.
     "dgxa100.xml": dict(
         synthetic="pack:2 numa:4 l3:4 core:4 pu:2(indexes=core:pack)",
         product="DGXA100",
-        devices=HGX_A100_DEVICES),
+        devices=DGX_A100_DEVICES),
     # 2x Xeon 8480C, 56 cores each, SNC off: NUMA0 0-55,112-167; NUMA1 56-111,168-223.
     "dgxh100.xml": dict(
         synthetic="pack:2 numa:1 l3:1 core:56 pu:2(indexes=core:pack)",
@@ -101,6 +123,25 @@ class Builder:
         self.root = root
         self.next_gp = 1 + max(int(o.get("gp_index", "0")) for o in root.iter("object"))
         self.counters = {}
+        self.switches = {}  # switch name -> (its upstream bridge, next downstream port)
+        self.devices = []
+
+    def switch_port(self, dev, holder):
+        """host bridge -> switch upstream bridge -> one downstream bridge per device (bus ids illustrative)."""
+        name = dev["switch"]
+        if name not in self.switches:
+            buses = [int(d["bus"], 16) for d in self.devices if d.get("switch") == name]
+            lo, hi = min(buses) - 2, max(buses)
+            host = self.obj(holder, type="Bridge", bridge_type="0-1", depth="0", bridge_pci=f"0000:[{lo:02x}-{hi:02x}]")
+            up = self.obj(host, type="Bridge", bridge_type="1-1", depth="1", bridge_pci=f"0000:[{lo + 1:02x}-{hi:02x}]",
+                          pci_busid=f"0000:{lo:02x}:00.0", pci_type=f"0604 [{BROADCOM}:c010] [{BROADCOM}:a064] b0",
+                          pci_link_speed="31.507692")
+            self.switches[name] = [up, 0, lo + 1]
+        up, port, bus = self.switches[name]
+        self.switches[name][1] += 1
+        return self.obj(up, type="Bridge", bridge_type="1-1", depth="2", bridge_pci=f"0000:[{dev['bus']}-{dev['bus']}]",
+                        pci_busid=f"0000:{bus:02x}:{port:02x}.0", pci_type=f"0604 [{BROADCOM}:c010] [{BROADCOM}:a064] b0",
+                        pci_link_speed="31.507692")
 
     def obj(self, parent, **attrs):
         e = ET.SubElement(parent, "object")
@@ -121,9 +162,22 @@ class Builder:
     def add(self, dev):
         holder = self.holder_of_numa(dev["numa"])
         busid = f"0000:{dev['bus']}:00.0"
-        bridge = self.obj(holder, type="Bridge", bridge_type="0-1", depth="0",
-                          bridge_pci=f"0000:[{dev['bus']}-{dev['bus']}]")
-        if dev["kind"] == "gpu":
+        if dev.get("switch"):
+            bridge = self.switch_port(dev, holder)
+        else:
+            bridge = self.obj(holder, type="Bridge", bridge_type="0-1", depth="0",
+                              bridge_pci=f"0000:[{dev['bus']}-{dev['bus']}]")
+        if dev["kind"] == "nic":
+            pcidev = self.obj(bridge, type="PCIDev", pci_busid=busid,
+                              pci_type=f"0207 [{MELLANOX}:101b] [{MELLANOX}:0007] 00", pci_link_speed="31.507692")
+            ET.SubElement(pcidev, "info", name="PCIVendor", value="Mellanox Technologies")
+            ET.SubElement(pcidev, "info", name="PCIDevice", value="MT28908 Family [ConnectX-6]")
+            net = self.obj(pcidev, type="OSDev", name=dev["netdev"], osdev_type="2")
+            ET.SubElement(net, "info", name="Port", value="1")
+            ib = self.obj(pcidev, type="OSDev", name=dev["name"], osdev_type="3")
+            ET.SubElement(ib, "info", name="Port1State", value="4")
+            ET.SubElement(ib, "info", name="Port1LinkLayer", value="InfiniBand")
+        elif dev["kind"] == "gpu":
             pcidev = self.obj(bridge, type="PCIDev", pci_busid=busid,
                               pci_type=f"0302 [{dev['vendor']}:{dev['device']}] [{dev['subsys']}] a1",
                               pci_link_speed="31.507692")
@@ -159,6 +213,7 @@ def generate(name, spec, outdir):
                                 ("GeneratedBy", "systems/topologies/make_topologies.py")]):
         machine.insert(first_obj + i, ET.Element("info", name=k, value=v))
     b = Builder(root)
+    b.devices = spec["devices"]
     for dev in spec["devices"]:
         b.add(dev)
     ET.indent(root, space="  ")

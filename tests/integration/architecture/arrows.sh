@@ -25,6 +25,7 @@ declare -A allowed=(
   [harness/plan]="common harness/config harness/launch binding container slurm trainer results"
   [harness/run]="common harness/config harness/launch harness/plan binding container results"
   [harness/import]="common harness/config harness/launch harness/plan harness/run"
+  [harness/submit]="common harness/config harness/launch harness/plan harness/run results trainer"
 )
 # The training loop's own headers and the files that may include them.
 loop_headers='trainer/train_loop.h|trainer/step_agreement.h|trainer/stop_signal.h'

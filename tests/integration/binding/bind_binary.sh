@@ -39,6 +39,7 @@ expected="bind: node 0 (localhost, from NODE_RANK), local rank 0 (from LOCAL_RAN
   gpu:  none
   cpus: $last
   mems: 0
+  nics: none
   exec: touch $WORK/should-not-exist"
 expect_eq "--print" "$got" "$expected"
 [ -e "$WORK/should-not-exist" ] && fail "--print executed the command"
@@ -91,6 +92,21 @@ grep -q "^  GPUs: expected 16, this node has " <<< "$err" || fail "compare with 
 grep -q "^  expected:  $DGX2: 2 packages, 4 cores, 4 PUs; NUMA 0: 0-1; NUMA 1: 24-25; 16 GPUs: 0000:34:00.0 on NUMA 0" <<< "$err" ||
   fail "compare with a DGX-2: expected side not described: $err"
 grep -q "^  this node: live: " <<< "$err" || fail "compare with a DGX-2: this node not described: $err"
+# the NICs too: a node with a ConnectX-5 behind its GPUs' switch is not this one (which lists no RDMA device,
+# unless this machine has one: then it is named as not expected)
+PASCAL=$SRC/tests/fixtures/binding/mpibind-cts1-pascal.xml
+err=$("$BIND" --compare-topology "$PASCAL" 2>&1)
+expect_eq "compare with cts1-pascal: exit code" "$?" 2
+grep -q "^  NIC mlx5_0 (0000:08:00.0): expected on NUMA node 0, not on this node$" <<< "$err" ||
+  fail "compare with cts1-pascal: its NIC not named: $err"
+grep -q "^  expected:  $PASCAL: .*; 1 NIC: mlx5_0 0000:08:00.0 on NUMA 0" <<< "$err" ||
+  fail "compare with cts1-pascal: the expected side does not list its NIC: $err"
+# and a rank's NICs in the plan are shown (--print) and exported (BERT_NICS)
+sed 's/"nics": \[\]/"nics": ["mlx5_0:1", "mlx5_1:1"]/; s/"nic_locality": ""/"nic_locality": "pci-switch"/' "$WORK/plan.json" > "$WORK/nic.json"
+got=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/nic.json" --print | grep nics:)
+expect_eq "--print with NICs" "$got" "  nics: mlx5_0:1,mlx5_1:1 (pci-switch)"
+got=$(LOCAL_RANK=0 "$BIND" --plan "$WORK/nic.json" -- sh -c 'echo "$BERT_NICS"')
+expect_eq "BERT_NICS for the child" "$got" "mlx5_0:1,mlx5_1:1"
 check_error "compare with a missing file" "bind: cannot read topology file '$WORK/none.xml': No such file or directory" \
   "$BIND" --compare-topology "$WORK/none.xml"
 

@@ -16,3 +16,19 @@ job_ended() {
     *) return 1 ;;
   esac
 }
+
+# stop_after_first_failure HARNESS YAML WORK SALLOC_ARGS...: `harness run YAML` in an allocation, stopped
+# (SIGTERM) once its first experiment has failed; WORK/first.out, first.err and rc1 ("harness exit N").
+stop_after_first_failure() {
+  local harness=$1 yaml=$2 work=$3
+  shift 3
+  cat > "$work/first.sh" <<EOS
+"$harness" run "$yaml" > "$work/first.out" 2> "$work/first.err" &
+h=\$!
+for _ in \$(seq 1 3000); do grep -q 'experiment 01/.*failed' "$work/first.out" 2> /dev/null && break; sleep 0.1; done
+kill -TERM \$h
+wait \$h
+echo "harness exit \$?" > "$work/rc1"
+EOS
+  timeout 900 salloc "$@" --exclusive bash "$work/first.sh" > /dev/null 2>&1
+}

@@ -7,10 +7,10 @@ using namespace bert::binding;
 using namespace bert::binding::test;
 
 TEST_CASE("RankBinding JSON round trip and key names") {
-  RankBinding b{.local_rank = 3, .gpu = 3, .gpu_busid = "0000:4e:00.0", .numa_node = 1, .cpus = "24-31,152-159", .mems = "1"};
+  RankBinding b{.local_rank = 3, .gpu = 3, .gpu_busid = "0000:4e:00.0", .numa_node = 1, .cpus = "24-31,152-159", .mems = "1", .nics = {}, .nic_locality = ""};
   ojson j = b;
   CHECK(j.dump() ==
-        R"({"local_rank":3,"gpu":3,"gpu_busid":"0000:4e:00.0","numa_node":1,"cpus":"24-31,152-159","mems":"1"})");
+        R"({"local_rank":3,"gpu":3,"gpu_busid":"0000:4e:00.0","numa_node":1,"cpus":"24-31,152-159","mems":"1","nics":[],"nic_locality":""})");
   RankBinding back = j.get<RankBinding>();
   CHECK(back.local_rank == 3);
   CHECK(back.gpu_busid == b.gpu_busid);

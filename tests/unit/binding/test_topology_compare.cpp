@@ -38,12 +38,14 @@ TEST_CASE("the same machine matches: every real XML against itself, and against 
 
 TEST_CASE("a different machine: every difference named, both sides described") {
   // g4dn.metal and the Corona node have the same CPU side (2x 24 cores, siblings at +48, 2 NUMA nodes):
-  // only the GPUs tell them apart
+  // only the GPUs and the NICs tell them apart
   NodeTopology g4dn = load_xml(fixture("mpibind-g4dnmetal.xml"));
   NodeTopology corona = load_xml(fixture("mpibind-epyc-corona-p2.xml"));
   TopologyComparison c = compare_topologies(g4dn, corona);
   CHECK_FALSE(c.matches());
-  REQUIRE(c.differences.size() == 16);  // 8 expected GPUs missing, 8 unexpected ones
+  REQUIRE(c.differences.size() == 18);  // 8 expected GPUs missing, 8 unexpected ones, an EFA for an mlx5
+  CHECK(c.differences[16] == "NIC rdmap197s0 (0000:c5:00.0): expected on NUMA node 1, not on this node");
+  CHECK(c.differences[17] == "NIC mlx5_0 (0000:c4:00.0): on this node (NUMA node 1), not expected");
   CHECK(c.differences[0] == "GPU " + g4dn.gpus[0].pci_busid + ": expected on NUMA node 0, not on this node");
   CHECK(c.differences[8] == "GPU 0000:03:00.0: on this node (NUMA node 0), not expected");
   std::string m = c.message();

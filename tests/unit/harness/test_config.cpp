@@ -53,7 +53,7 @@ TEST_CASE("a misspelt extends is suggested") {
 
 TEST_CASE("unknown key without a near name lists the known ones") {
   std::string msg = error_of([] { Config::from_text("nodes:\n  zzzzzzzz: 1\n", "n.yaml"); });
-  CHECK(msg.find("known here: count, gpus_per_node, ranks_per_node") != std::string::npos);
+  CHECK(msg.find("known here: count, gpus_per_node, min_count, ranks_per_node") != std::string::npos);
 }
 
 TEST_CASE("wrong types") {

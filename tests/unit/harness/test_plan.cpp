@@ -91,7 +91,8 @@ TEST_CASE("mpirun: launch line, env forwarded with -x, cache clear one per node"
       "/opt/bert/bin/bind --plan output/plan.json -- /opt/bert/bin/trainer-cuda --config output/run.yaml"));  // GPU ranks
   CHECK(p.cache_clear.shell().starts_with("NCCL_DEBUG=WARN mpirun -np 2 --map-by ppr:1:node --bind-to none --host a:1,b:1"));
   CHECK(p.launch.env == std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}});  // mpirun's own environment
-  CHECK(p.cache_clear.shell().ends_with("sh -c 'sync && /sbin/sysctl vm.drop_caches=3'"));
+  CHECK(p.cache_clear.shell().ends_with("--tag-output sh -c 'if sync && /sbin/sysctl vm.drop_caches=3; then echo cache_clear_ok; "
+                                        "else echo cache_clear_failed; exit 1; fi'"));
   CHECK(p.plan_file == "output/plan.json");
   CHECK(p.run_config_file == "output/run.yaml");
 }
@@ -106,7 +107,8 @@ TEST_CASE("srun + pyxis: gres on every step, container import in setup, mounts, 
   CHECK(p.setup[0].shell() ==
         "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 --container-image=/sq/bert.sqsh --container-name=bert true");
   CHECK(p.cache_clear.shell() ==
-        "NCCL_DEBUG=WARN srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 sh -c 'sync && sudo -n /sbin/sysctl vm.drop_caches=3'");
+        "NCCL_DEBUG=WARN srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --gres=gpu:4 -l sh -c 'if sync && sudo -n "
+        "/sbin/sysctl vm.drop_caches=3; then echo cache_clear_ok; else echo cache_clear_failed; exit 1; fi'");
   CHECK(p.launch.shell() ==
         "NCCL_DEBUG=WARN srun -l --mpi=pmi2 --nodes=2 --ntasks=8 --ntasks-per-node=4 --gres=gpu:4 --kill-on-bad-exit=1 --cpu-bind=none --time=12 "
         "--container-name=bert --container-mounts=/d/train:/data/train:ro,/d/eval:/data/eval:ro,/out:/results,"

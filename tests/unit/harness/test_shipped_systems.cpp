@@ -25,6 +25,8 @@ TEST_CASE("every shipped system builds a plan") {
       expected.push_back("launcher.mpirun.hostfile /etc/mlperf/samsung_hosts cannot be read here");
     if (e.path().filename() == "samsung_dgxa100_171x8x12x1.yaml")  // as submitted: global batch 16416 > 16384
       expected.push_back("no RCP: this set cannot be submitted without a bypass");
+    if (e.path().filename() == "dgxa100_1x8x56x1_nvidia.yaml")  // its NICs are bindpcie's to choose
+      expected.push_back("binding.apply trainer: srun gives all ranks one environment, so the NICs below are not exported");
     REQUIRE(p.warnings.size() == expected.size());
     for (size_t i = 0; i < expected.size(); ++i) CHECK(p.warnings[i].find(expected[i]) != std::string::npos);
   }

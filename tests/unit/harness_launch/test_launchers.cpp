@@ -235,3 +235,39 @@ TEST_CASE("host names: RFC 1123 names and IP addresses, nothing else (issue 37)"
   CHECK(host_name_problem("node_01") == "'node_01' is not a host name (letters, digits and '-' between dots, no '-' at either end of "
                                         "a part) nor an IP address");
 }
+
+TEST_CASE("--exclude: the allocation less the bad nodes, srun/sbatch --exclude, refused where the count is fixed") {
+  const Launcher& srun = find_launcher("srun");
+  const Env alloc{{"SLURM_JOB_NODELIST", "gpu[01-03]"}, {"SLURM_JOB_ID", "7"}, {"MLPERF_SLURM_FIRSTNODE", "gpu01"}};
+  // a spare in the job: the set keeps its 2 nodes without gpu01, and the rendezvous leaves it too
+  Hosts h = srun.find_hosts(config({}), alloc, NodeRequest{2, 0, {"gpu01"}});
+  CHECK(h.names == std::vector<std::string>{"gpu02", "gpu03"});
+  CHECK(h.master_addr == "gpu02");
+  // no spare: the count is fixed
+  CHECK(error_of([&] { srun.find_hosts(config({}), alloc, NodeRequest{3, 0, {"gpu02"}}); })
+            .find("nodes.count: 3 node(s) but this Slurm job 7 has 3 (gpu[01-03]) less the excluded gpu02 leaves 2: the "
+                  "benchmark's node count is fixed") != std::string::npos);
+  // unless nodes.min_count allows fewer
+  h = srun.find_hosts(config({}), alloc, NodeRequest{3, 2, {"gpu02"}});
+  CHECK(h.names == std::vector<std::string>{"gpu01", "gpu03"});
+  REQUIRE(h.warnings.size() == 1);
+  CHECK(h.warnings[0].rfind("the set goes on with 2 of its 3 nodes", 0) == 0);
+  // a name the job does not have
+  CHECK(error_of([&] { srun.find_hosts(config({}), alloc, NodeRequest{2, 0, {"gpu09"}}); }) ==
+        "--exclude gpu09: no node gpu09 among this Slurm job's nodes (gpu01,gpu02,gpu03)");
+  // every srun step and the sbatch line carry it
+  JobShape j = shape(2, 4);
+  j.exclude = {"gpu01", "gpu04"};
+  LaunchLines l = srun.lines(config({}), j);
+  CHECK(joined(l.per_node).find("--exclude=gpu01,gpu04") != std::string::npos);
+  CHECK(joined(l.step).find("--exclude=gpu01,gpu04") != std::string::npos);
+  CHECK(joined(srun.submit_command(j, "60", "systems/x.yaml")) ==
+        "sbatch --nodes=2 --exclude=gpu01,gpu04 --time=60 slurm/run.sub systems/x.yaml");
+  // mpirun's listed hosts are what they are; the local launcher has no other node
+  CHECK(error_of([] { find_launcher("mpirun").find_hosts(config({"launcher.mpirun.hosts=[a, b]"}), {}, NodeRequest{2, 0, {"b"}}); })
+            .find("once --exclude took its own (list a spare host)") != std::string::npos);
+  Hosts m = find_launcher("mpirun").find_hosts(config({"launcher.mpirun.hosts=[a, b, c]"}), {}, NodeRequest{2, 0, {"b"}});
+  CHECK(m.names == std::vector<std::string>{"a", "c"});
+  CHECK(error_of([] { find_launcher("local").find_hosts(config({"nodes.count=1"}), {}, NodeRequest{1, 0, {"x"}}); }) ==
+        "--exclude x: the local launcher runs on this one node; there is none to exclude");
+}

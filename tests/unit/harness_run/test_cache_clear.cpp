@@ -68,3 +68,21 @@ TEST_CASE("a command that cannot start is a failed clear, not a crash") {
   CHECK(o.fails_experiment);
   CHECK(o.reason.find("cannot start /no/such/dropcache") != std::string::npos);
 }
+
+TEST_CASE("per node: each node's own answer in the tagged output; the one that refused is named") {
+  Plan p = two_nodes("echo '0: cache_clear_ok'; echo '1: sysctl: permission denied' >&2; echo '1: cache_clear_failed'; exit 1",
+                     CachePolicy::Required);
+  p.launcher = "srun";  // srun -l: "<task>: " tags
+  auto o = clear_caches(p);
+  CHECK(o.cleared == std::vector<bool>{true, false});
+  CHECK(o.fails_experiment);
+  CHECK(payload(o.mllog[0])["value"] == true);
+  CHECK(payload(o.mllog[1])["value"] == false);
+  CHECK(payload(o.mllog[1])["metadata"]["reason"] == "sysctl: permission denied");  // its tag dropped
+  CHECK(o.message.find("not cleared on n1: sysctl: permission denied") != std::string::npos);
+  // a node that never answers is not cleared either
+  p.cache_clear.argv = {"sh", "-c", "echo '0: cache_clear_ok'; exit 1"};
+  o = clear_caches(p);
+  CHECK(o.cleared == std::vector<bool>{true, false});
+  CHECK(payload(o.mllog[1])["metadata"]["reason"].get<std::string>().rfind("it did not answer", 0) == 0);
+}
