@@ -7,11 +7,10 @@ set -uo pipefail
 harness=$1
 # shellcheck source=tests/integration/slurm/require-cluster.sh
 source "$(dirname "$0")/require-cluster.sh"
-work=$(mktemp -d /tmp/bert-alloc-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+scratch_work alloc
 fail() {
   echo "FAIL: $*"
-  for f in "$work"/*.out; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done
+  show_tails +1 "$work"/*.out
   exit 1
 }
 # --wait: sbatch exits with the batch script's exit code.

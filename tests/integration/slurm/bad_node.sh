@@ -10,11 +10,10 @@ fake=$2
 py=$3
 # shellcheck source=tests/integration/slurm/require-cluster.sh
 source "$(dirname "$0")/require-cluster.sh"
-work=$(mktemp -d /tmp/bert-badnode-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+scratch_work badnode
 fail() {
   echo "FAIL: $*"
-  for f in "$work"/*.out "$work"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done
+  show_tails 30 "$work"/*.out "$work"/*.err
   exit 1
 }
 out=$work/set

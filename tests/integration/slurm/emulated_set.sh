@@ -21,11 +21,10 @@ ranks=${6:-2}
 source "$(dirname "$0")/require-cluster.sh"
 have=$(sinfo -h -N -o %N | sort -u | wc -l)
 [ "$have" -gt "$nodes" ] || { echo "SKIPPED: $nodes nodes and a spare need $((nodes + 1)) nodes; the cluster has $have"; exit 77; }
-work=$(mktemp -d /tmp/bert-emulated-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+scratch_work emulated
 fail() {
   echo "FAIL: $*"
-  for f in "$work"/*.out "$work"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }; done
+  show_tails 20 "$work"/*.out "$work"/*.err
   exit 1
 }
 world=$((nodes * ranks))

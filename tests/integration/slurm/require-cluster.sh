@@ -32,3 +32,19 @@ echo "harness exit \$?" > "$work/rc1"
 EOS
   timeout 900 salloc "$@" --exclusive bash "$work/first.sh" > /dev/null 2>&1
 }
+
+# scratch_work NAME: $work, a new /tmp/bert-NAME-XXXXXX, removed at exit, and $jobid (empty): a batch job
+# the script sets there is cancelled at exit too.
+scratch_work() {
+  work=$(mktemp -d "/tmp/bert-$1-XXXXXX")
+  jobid=""
+  trap '[ -n "$jobid" ] && scancel "$jobid" 2>/dev/null; rm -rf "$work"' EXIT
+}
+
+# show_tails N FILE...: each FILE that exists after a "--- FILE" line, its last N lines (N "+1": all of it);
+# what a failing script shows of its jobs' output.
+show_tails() {
+  local n=$1 f
+  shift
+  for f in "$@"; do [ -f "$f" ] && { echo "--- $f"; tail -n "$n" "$f"; }; done
+}

@@ -5,9 +5,7 @@
 set -uo pipefail
 # shellcheck source=tests/integration/slurm/require-cluster.sh
 source "$(dirname "$0")/require-cluster.sh"
-work=$(mktemp -d /tmp/bert-runsub-XXXXXX)
-jobid=""
-trap '[ -n "$jobid" ] && scancel "$jobid" 2>/dev/null; rm -rf "$work"' EXIT
+scratch_work runsub
 cat > "$work/harness" <<'STANDIN'
 #!/usr/bin/env bash
 echo "args: $*"

@@ -10,19 +10,13 @@ harness=$2
 python=$3
 # shellcheck source=tests/integration/slurm/require-cluster.sh
 source "$(dirname "$0")/require-cluster.sh"
-work=$(mktemp -d /tmp/bert-sbatch-XXXXXX)
+scratch_work sbatch
 out=$work/output
-jobid=""
-cleanup() {
-  [ -n "$jobid" ] && scancel "$jobid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
 fail() {
   echo "FAIL ($case_name): $*"
   [ -n "$jobid" ] && scontrol show job "$jobid" 2>/dev/null | grep -E 'JobState|ExitCode|NumNodes|TimeLimit'
-  for f in "$work"/slurm-*.out; do [ -f "$f" ] && { echo "--- $f"; tail -n 60 "$f"; }; done
+  show_tails 60 "$work"/slurm-*.out
   exit 1
 }
 
