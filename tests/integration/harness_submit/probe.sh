@@ -7,21 +7,8 @@
 source "$(dirname "$0")/lib.sh" "$@"
 cd "$WORK" || exit 1
 
-cat > nv.yaml <<YAML
-system: {name: NVFAKE, submitter: Example}
-launcher: {type: local}
-topology: {synthetic: "pack:1 numa:1 core:2 pu:1"}
-binding: {cpu: node}
-nodes: {ranks_per_node: 1}
-trainer:
-  kind: external
-  profile: nvidia-pytorch
-  argv: [$PY, $SRC/tests/integration/harness_submit/fake_nvidia_trainer.py]
-benchmark:
-  batch_size: 448
-  data: {train_dir: $WORK/data, eval_dir: $WORK/data, checkpoint: $WORK/data/model.ckpt-28252.pt}
-experiment: {nexp: 10, division: closed, output_dir: $WORK/nv, cache_clear: "off"}
-YAML
+closed_system nv.yaml NVFAKE "$WORK/nv" 10 model.ckpt-28252.pt "  profile: nvidia-pytorch
+  argv: [$PY, $SRC/tests/integration/harness_submit/fake_nvidia_trainer.py]"
 "$HARNESS" probe nv.yaml --seconds 60 --no-preflight > stdout 2> stderr
 expect_rc 0 $? "probe of the NVIDIA-shaped trainer"
 # 7 values of 2000 after the one of 1200; RCP 448: mean 2414421, slowest reference run 2759680 samples;
