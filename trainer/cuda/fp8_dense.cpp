@@ -191,12 +191,19 @@ void Fp8DenseLayers::ffn_out_forward(int l, const bf16* pre, const bf16* P16, bf
                 fo, T, I_, H_, st);
 }
 
+void Fp8DenseLayers::dense_backward(int l, Tensor in, Tensor w, Tensor grad, const bf16* dy, Fp8CastOp op,
+                                    const bf16* pre, const uint8_t* x_t, const uint8_t* w8, bf16* dx, float beta,
+                                    float* db, float* dw, int T, int n_in, int n_out, cudaStream_t st) {
+  cast_grad(dy, op, pre, tensor(l, grad), T, n_out, db, 0, 0, st);
+  data_grad(tensor(l, grad), w8, tensor(l, w), dx, beta, T, n_in, n_out, st);
+  weight_grad(x_t, tensor(l, in), tensor(l, grad), 0, dw, T, n_in, n_out, st);
+}
+
 void Fp8DenseLayers::ffn_out_backward(int l, const bf16* dfo, bf16* dact, float* G, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
-  cast_grad(dfo, Fp8CastOp::identity, nullptr, tensor(l, kFc2Grad), T, H_, G + o.o_b, 0, 0, st);
-  data_grad(tensor(l, kFc2Grad), L.w_o.get(), tensor(l, kFc2W), dact, 0.f, T, I_, H_, st);
-  weight_grad(L.act_t.get(), tensor(l, kFc2In), tensor(l, kFc2Grad), 0, G + o.o_w, T, I_, H_, st);
+  dense_backward(l, kFc2In, kFc2W, kFc2Grad, dfo, Fp8CastOp::identity, nullptr, L.act_t.get(), L.w_o.get(), dact, 0.f,
+                 G + o.o_b, G + o.o_w, T, I_, H_, st);
 }
 
 void Fp8DenseLayers::ffn_in_backward(int l, const bf16* dact, const bf16* pre, bf16* dh1, float* G, int T,
@@ -204,17 +211,15 @@ void Fp8DenseLayers::ffn_in_backward(int l, const bf16* dact, const bf16* pre, b
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   // dpre = dact * GELU'(pre): its FP8 copies and the intermediate bias gradient in one pass
-  cast_grad(dact, Fp8CastOp::dgelu, pre, tensor(l, kFc1Grad), T, I_, G + o.i_b, 0, 0, st);
-  data_grad(tensor(l, kFc1Grad), L.w_i.get(), tensor(l, kFc1W), dh1, 1.f, T, H_, I_, st);
-  weight_grad(L.h1_t.get(), tensor(l, kFc1In), tensor(l, kFc1Grad), 0, G + o.i_w, T, H_, I_, st);
+  dense_backward(l, kFc1In, kFc1W, kFc1Grad, dact, Fp8CastOp::dgelu, pre, L.h1_t.get(), L.w_i.get(), dh1, 1.f,
+                 G + o.i_b, G + o.i_w, T, H_, I_, st);
 }
 
 void Fp8DenseLayers::attn_out_backward(int l, const bf16* dao, bf16* dctx, float* G, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
   const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
-  cast_grad(dao, Fp8CastOp::identity, nullptr, tensor(l, kAoGrad), T, H_, G + o.ao_b, 0, 0, st);
-  data_grad(tensor(l, kAoGrad), L.w_ao.get(), tensor(l, kAoW), dctx, 0.f, T, H_, H_, st);
-  weight_grad(L.ctx_t.get(), tensor(l, kAoIn), tensor(l, kAoGrad), 0, G + o.ao_w, T, H_, H_, st);
+  dense_backward(l, kAoIn, kAoW, kAoGrad, dao, Fp8CastOp::identity, nullptr, L.ctx_t.get(), L.w_ao.get(), dctx, 0.f,
+                 G + o.ao_b, G + o.ao_w, T, H_, H_, st);
 }
 
 void Fp8DenseLayers::qkv_backward(int l, const bf16* dqkv, bf16* dx, float* G, int T, cudaStream_t st) {

@@ -95,6 +95,11 @@ class Fp8DenseLayers {
   // dW[in, out] += x8^T (xt [in, T]) · dy8t[rows from, from + out)^T
   void weight_grad(const uint8_t* xt, int x_tensor, int grad_tensor, int64_t dy_row0, float* dw, int T, int in,
                    int out, cudaStream_t stream);
+  // One dense layer's backward (one bias, one weight; its tensors in, w, grad of layer l): cast_grad,
+  // dx (beta: = or +=) from data_grad, dw += weight_grad; x_t and w8 as the forward kept them.
+  void dense_backward(int l, Tensor in, Tensor w, Tensor grad, const __nv_bfloat16* dy, Fp8CastOp op,
+                      const __nv_bfloat16* pre, const uint8_t* x_t, const uint8_t* w8, __nv_bfloat16* dx, float beta,
+                      float* db, float* dw, int T, int n_in, int n_out, cudaStream_t stream);
 
   const model::ParamLayout& layout_;
   int H_, I_, max_tokens_;
