@@ -1,31 +1,15 @@
 // Helpers for the trainer/data unit tests: a scratch directory and small hand-made sequences.
 #pragma once
 #include <filesystem>
-#include <random>
 #include <string>
 
+#include "tests/unit/temp_dir.h"
 #include "trainer/data/loader.h"
 #include "trainer/data/sequences.h"
 
 namespace bert::data::test {
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("bert_data_test_" + std::to_string(rd()) + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ::TempDir;
 
 // `n` sequences of lengths 5 + (i*7) % (max_len-4), tokens 104 + i + t, two masked positions each.
 inline SequenceSet make_sequences(int n, int max_len = 32) {

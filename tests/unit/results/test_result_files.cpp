@@ -7,7 +7,7 @@
 #include "common/user_error.h"
 #include "results/check.h"
 #include "results/result_files.h"
-#include "scratch_dir.h"
+#include "tests/unit/temp_dir.h"
 
 using namespace bert::results;
 
@@ -22,7 +22,7 @@ std::vector<std::string> names(const std::vector<std::filesystem::path>& files) 
 }  // namespace
 
 TEST_CASE("result files come in run order: result_2 before result_10") {
-  ScratchDir d;
+  TempDir d;
   for (const char* n : {"result_10.txt", "result_1.txt", "result_2.txt", "result_0.txt", "result_11.txt",
                         "result_9.txt", "result_x.txt", "result_002.txt", "other.txt"})
     d.write(n, "");
@@ -32,14 +32,14 @@ TEST_CASE("result files come in run order: result_2 before result_10") {
 }
 
 TEST_CASE("a path that is not a regular file is named for what it is, not 'no such file'") {
-  ScratchDir d;
+  TempDir d;
   const auto loop = d.dir / "loop.txt";
   std::filesystem::create_symlink(loop, loop);
   const auto fifo = d.dir / "fifo.txt";
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   const auto dangling = d.dir / "dangling.txt";
   std::filesystem::create_symlink(d.dir / "gone.txt", dangling);
-  const auto file = d.write("result_0.txt", "x");
+  const std::filesystem::path file = d.write("result_0.txt", "x");
   const std::string p = d.dir.string();
 
   CHECK(not_a_regular_file(file) == "");

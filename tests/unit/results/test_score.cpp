@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "results/score.h"
-#include "scratch_dir.h"
+#include "tests/unit/temp_dir.h"
 #include "test_log.h"
 
 using namespace bert::results;
@@ -56,7 +56,7 @@ TEST_CASE("olympic mean: none with two failed runs or too few runs, and no run i
 }
 
 TEST_CASE("score: runs in run order, each marked with its part in the olympic mean") {
-  ScratchDir d;
+  TempDir d;
   // result_i runs 10 + i minutes; result_10 and result_11 come after result_9.
   for (int i = 0; i < 12; ++i)
     d.write("result_" + std::to_string(i) + ".txt", make_log("", "closed", 60000, (10 + i) * 60000));
@@ -80,7 +80,7 @@ TEST_CASE("score: runs in run order, each marked with its part in the olympic me
 TEST_CASE("score: a time to train that is NaN or infinite makes the run invalid, not ok") {
   for (const std::string bad : {"NaN", "Infinity", "-Infinity", "\"nan\""}) {
     CAPTURE(bad);
-    ScratchDir d;
+    TempDir d;
     for (int i = 0; i < 4; ++i) {
       std::string log = make_log("", "closed", 60000, (10 + i) * 60000);
       d.write("result_" + std::to_string(i) + ".txt", i == 2 ? with_run_stop_time(log, bad) : log);
@@ -104,7 +104,7 @@ TEST_CASE("score: a time to train that is NaN or infinite makes the run invalid,
 }
 
 TEST_CASE("score: an aborted run has no time to train in the open division either (issue 37)") {
-  ScratchDir d;
+  TempDir d;
   for (int i = 0; i < 4; ++i) {
     std::string log = make_log("", "open", 60000, (10 + i) * 60000);
     if (i == 0) log = std::regex_replace(log, std::regex("\"status\": \"success\""), "\"status\": \"aborted\"");
