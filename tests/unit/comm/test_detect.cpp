@@ -1,11 +1,29 @@
 #include <doctest/doctest.h>
 
+#include <ostream>
+#include <tuple>
+
 #include "tests/unit/comm/env_guard.h"
 #include "trainer/comm/comm.h"
 
 using bert::dist::detect_process;
 using bert::dist::DistError;
+using bert::dist::ProcessInfo;
 using bert::dist::test::EnvGuard;
+
+// Whole ProcessInfos compared, printed when they differ.
+namespace bert::dist {
+bool operator==(const ProcessInfo& a, const ProcessInfo& b) {
+  auto fields = [](const ProcessInfo& p) {
+    return std::tie(p.launcher, p.pmi, p.rank, p.size, p.local_rank, p.local_size, p.node, p.num_nodes);
+  };
+  return fields(a) == fields(b);
+}
+std::ostream& operator<<(std::ostream& os, const ProcessInfo& p) {
+  return os << p.launcher << " pmi " << p.pmi << ": rank " << p.rank << "/" << p.size << ", local " << p.local_rank
+            << "/" << p.local_size << ", node " << p.node << "/" << p.num_nodes;
+}
+}  // namespace bert::dist
 
 TEST_CASE("no launcher variables: a single process without PMI") {
   EnvGuard env;
@@ -19,15 +37,8 @@ TEST_CASE("no launcher variables: a single process without PMI") {
 TEST_CASE("harness local launcher") {
   EnvGuard env;
   env.set("RANK", "3").set("WORLD_SIZE", "4").set("LOCAL_RANK", "1").set("LOCAL_WORLD_SIZE", "2").set("NODE_RANK", "1");
-  auto p = detect_process();
-  CHECK(p.launcher == "local");
-  CHECK(p.pmi == "file");
-  CHECK(p.rank == 3);
-  CHECK(p.size == 4);
-  CHECK(p.local_rank == 1);
-  CHECK(p.local_size == 2);
-  CHECK(p.node == 1);
-  CHECK(p.num_nodes == 2);
+  CHECK(detect_process() == ProcessInfo{.rank = 3, .size = 4, .local_rank = 1, .local_size = 2,
+                                         .node = 1, .num_nodes = 2, .launcher = "local", .pmi = "file"});
 }
 
 TEST_CASE("srun step: SLURM_* and the step's PMI") {
@@ -35,15 +46,8 @@ TEST_CASE("srun step: SLURM_* and the step's PMI") {
   env.set("SLURM_PROCID", "5").set("SLURM_NTASKS", "6").set("SLURM_STEP_NUM_TASKS", "6").set("SLURM_LOCALID", "1");
   env.set("SLURM_NODEID", "2").set("SLURM_STEP_NUM_NODES", "3").set("SLURM_STEP_ID", "0");
   env.set("SLURM_STEP_TASKS_PER_NODE", "2(x3)").set("SLURM_MPI_TYPE", "pmix_v4");
-  auto p = detect_process();
-  CHECK(p.launcher == "srun");
-  CHECK(p.pmi == "pmix");
-  CHECK(p.rank == 5);
-  CHECK(p.size == 6);
-  CHECK(p.local_rank == 1);
-  CHECK(p.local_size == 2);
-  CHECK(p.node == 2);
-  CHECK(p.num_nodes == 3);
+  CHECK(detect_process() == ProcessInfo{.rank = 5, .size = 6, .local_rank = 1, .local_size = 2,
+                                         .node = 2, .num_nodes = 3, .launcher = "srun", .pmi = "pmix"});
 
   SUBCASE("uneven tasks per node") {
     env.set("SLURM_STEP_TASKS_PER_NODE", "3,2,1").set("SLURM_LOCALID", "0").set("SLURM_PROCID", "5");
