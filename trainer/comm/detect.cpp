@@ -55,23 +55,27 @@ void validate(const ProcessInfo& p, const std::string& vars) {
     bad("node " + std::to_string(p.node) + " outside [0, " + std::to_string(p.num_nodes) + ")");
 }
 
-ProcessInfo from_mpirun() {
-  // Open MPI maps ranks in blocks per node (the harness passes --map-by ppr:G:node).
+// The ranks' places as a launcher's variables give them: `read` fills them in, then they are validated
+// (`vars`: the variables, for the message).
+ProcessInfo read_launcher(const char* launcher, void (*read)(ProcessInfo&), const char* vars) {
   ProcessInfo p;
-  p.launcher = "mpirun";
+  p.launcher = launcher;
+  read(p);
+  validate(p, vars);
+  return p;
+}
+
+void read_mpirun(ProcessInfo& p) {
+  // Open MPI maps ranks in blocks per node (the harness passes --map-by ppr:G:node).
   p.rank = require_int("OMPI_COMM_WORLD_RANK");
   p.size = require_int("OMPI_COMM_WORLD_SIZE");
   p.local_rank = env_int_or("OMPI_COMM_WORLD_LOCAL_RANK", 0);
   p.local_size = env_int_or("OMPI_COMM_WORLD_LOCAL_SIZE", 1);
   p.num_nodes = env_int_or("OMPI_MCA_orte_num_nodes", (p.size + p.local_size - 1) / std::max(p.local_size, 1));
   p.node = p.local_size > 0 ? p.rank / p.local_size : 0;
-  validate(p, "OMPI_COMM_WORLD_*");
-  return p;
 }
 
-ProcessInfo from_srun() {
-  ProcessInfo p;
-  p.launcher = "srun";
+void read_srun(ProcessInfo& p) {
   p.rank = require_int("SLURM_PROCID");
   p.size = env_int("SLURM_STEP_NUM_TASKS").value_or(require_int("SLURM_NTASKS"));
   p.local_rank = require_int("SLURM_LOCALID");
@@ -80,21 +84,15 @@ ProcessInfo from_srun() {
   auto per_node = env_string("SLURM_STEP_TASKS_PER_NODE");
   if (!per_node) per_node = env_string("SLURM_TASKS_PER_NODE");
   p.local_size = per_node ? slurm_tasks_on_node(*per_node, p.node) : p.size / std::max(p.num_nodes, 1);
-  validate(p, "SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID/SLURM_NODEID/SLURM_STEP_TASKS_PER_NODE");
-  return p;
 }
 
-ProcessInfo from_local() {
-  ProcessInfo p;
-  p.launcher = "local";
+void read_local(ProcessInfo& p) {
   p.rank = require_int("RANK");
   p.size = require_int("WORLD_SIZE");
   p.local_rank = env_int_or("LOCAL_RANK", p.rank);
   p.local_size = env_int_or("LOCAL_WORLD_SIZE", p.size);
   p.node = env_int_or("NODE_RANK", 0);
   p.num_nodes = p.local_size > 0 ? (p.size + p.local_size - 1) / p.local_size : 1;
-  validate(p, "RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE/NODE_RANK");
-  return p;
 }
 
 }  // namespace
@@ -106,13 +104,14 @@ ProcessInfo detect_process() {
   const bool has_local = env_string("RANK") && env_string("WORLD_SIZE");
   std::optional<ProcessInfo> outer;
   if (env_string("OMPI_COMM_WORLD_RANK")) {
-    outer = from_mpirun();
+    outer = read_launcher("mpirun", read_mpirun, "OMPI_COMM_WORLD_*");
   } else if (env_string("SLURM_PROCID") && (env_string("SLURM_STEP_ID") || env_string("SLURM_STEPID"))) {
-    outer = from_srun();
+    outer = read_launcher("srun", read_srun,
+                          "SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID/SLURM_NODEID/SLURM_STEP_TASKS_PER_NODE");
   }
   ProcessInfo p;
   if (has_local) {
-    p = from_local();
+    p = read_launcher("local", read_local, "RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE/NODE_RANK");
     if (outer && outer->rank == p.rank && outer->size == p.size) p = *outer;
   } else if (outer) {
     p = *outer;

@@ -13,18 +13,30 @@ std::optional<std::string> env_string(const char* name) {
   return std::string(v);
 }
 
+namespace {
+
+// v read to its end by parse (std::stoi, std::stod: value and characters used); nullopt where it is not
+// such a number.
+template <typename T, typename Parse>
+std::optional<T> whole_number(const std::string& v, Parse parse) {
+  size_t used = 0;
+  T out{};
+  try {
+    out = parse(v, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != v.size()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
 std::optional<int> env_int(const char* name) {
   auto v = env_string(name);
   if (!v) return std::nullopt;
-  size_t used = 0;
-  int out = 0;
-  try {
-    out = std::stoi(*v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v->size())
-    throw DistError("environment variable " + std::string(name) + "='" + *v + "' is not an integer");
+  auto out = whole_number<int>(*v, [](const std::string& s, size_t* used) { return std::stoi(s, used); });
+  if (!out) throw DistError("environment variable " + std::string(name) + "='" + *v + "' is not an integer");
   return out;
 }
 
@@ -33,17 +45,11 @@ int env_int_or(const char* name, int fallback) { return env_int(name).value_or(f
 double env_seconds_or(const char* name, double fallback) {
   auto v = env_string(name);
   if (!v) return fallback;
-  size_t used = 0;
-  double out = 0;
-  try {
-    out = std::stod(*v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v->size() || !(out > 0))
+  auto out = whole_number<double>(*v, [](const std::string& s, size_t* used) { return std::stod(s, used); });
+  if (!out || !(*out > 0))
     throw DistError("environment variable " + std::string(name) + "='" + *v +
                     "' must be a positive number of seconds");
-  return out;
+  return *out;
 }
 
 std::chrono::milliseconds collective_timeout() {
