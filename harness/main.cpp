@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "common/cli_parse.h"
 #include "harness/config/config.h"
 #include "harness/config/schema.h"
 #include "harness/import/import_command.h"
@@ -149,14 +150,7 @@ int main(int argc, char** argv) {
   bert::harness::register_probe_command(app);
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
+  if (auto rc = bert::parse_command_line(app, argc, argv)) return *rc;
   if (run->parsed()) return run_command(ra);
   if (int rc = bert::harness::run_import_if_parsed(); rc >= 0) return rc;
   if (int rc = bert::harness::run_package_if_parsed(); rc >= 0) return rc;

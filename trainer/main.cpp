@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "common/cli_parse.h"
 #include "common/user_error.h"
 #include "trainer/run_config.h"
 #include "trainer/stop_signal.h"
@@ -22,12 +23,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   std::string save_weights;
   app.add_option("--save-weights", save_weights, "write the final weights (checkpoint HDF5 layout) to this file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
+  if (auto rc = bert::parse_command_line(app, argc, argv)) return *rc;
   try {
     const bert::trainer::RunConfig cfg = bert::trainer::load_run_config(config_path);
     return bert::trainer::run_trainer(cfg, {benchmark_steps, save_weights, config_path});

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "bench/trainer_throughput/bench_batches.h"
+#include "common/cli_parse.h"
 #include "trainer/cpu/bert_cpu.h"
 #include "trainer/cpu/bf16_copy.h"
 #include "trainer/cpu/blas.h"
@@ -125,11 +126,7 @@ int run(int argc, char** argv) {
   bool shapes = false;
   app.add_flag("--gemm-shapes", shapes, "also the last step's GEMM time per product shape");
   app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (auto rc = bert::parse_command_line(app, argc, argv)) return *rc;
   std::vector<bert::data::Batch> batches;
   for (int i = 0; i < nbatches; ++i) {
     const uint64_t s = seed + static_cast<uint64_t>(i);

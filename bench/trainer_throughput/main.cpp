@@ -24,6 +24,7 @@
 #include "bench/trainer_throughput/bench_batches.h"
 #include "bench/trainer_throughput/device_peaks.h"
 #include "bench/trainer_throughput/profile_report.h"
+#include "common/cli_parse.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/cuda_model.h"
 #include "trainer/cuda/fp8_gemm.h"
@@ -147,11 +148,7 @@ int run(int argc, char** argv) {
                "\"profile\" in the JSON)");
   app.add_option("--profile-steps", profile_steps, "steps averaged by --profile")->check(CLI::Range(1, 100));
   app.add_option("--dump-batches", dump, "write the batches as JSON to this file and exit (no GPU needed)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (auto rc = bert::parse_command_line(app, argc, argv)) return *rc;
   if (rows == 0) rows = mode == "packed" ? 48 : 56;
   if (rows < 1) {
     std::cerr << "trainer_throughput: --rows must be positive\n";

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fmt/core.h>
 
+#include "common/cli_parse.h"
 #include "dataset/cli/commands.h"
 #include "trainer/data/crash_guard.h"
 #include "trainer/data/data_error.h"
@@ -42,12 +43,7 @@ int main(int argc, char** argv) {
   add_from_tfrecord(app);
   add_prepare(app);
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
+    if (auto rc = bert::parse_command_line(app, argc, argv)) return *rc;
   } catch (const bert::data::DataError& e) {
     fmt::print(stderr, "bert-data: {}\n", e.what());
     return 2;

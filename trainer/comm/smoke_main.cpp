@@ -111,10 +111,7 @@ int main(int argc, char** argv) {
   }
   try {
     return run(rendezvous, count, exit_rank);
-  } catch (const bert::dist::DistError& e) {
-    std::fprintf(stderr, "dist-smoke: error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a DistError (the user's) or any other: one line, exit 2
     std::fprintf(stderr, "dist-smoke: error: %s\n", e.what());
     return 2;
   }

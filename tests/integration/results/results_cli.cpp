@@ -2,6 +2,7 @@
 // (the product command is `harness check|score`, which registers the same subcommands).
 #include <CLI/CLI.hpp>
 
+#include "common/cli_parse.h"
 #include "results/cli.h"
 
 int main(int argc, char** argv) {
@@ -9,11 +10,6 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   bert::results::register_check_command(app);
   bert::results::register_score_command(app);
-  try {
-    app.parse(argc, argv);  // a finished check/score exits with its own code (results/cli.h)
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  }
-  return 0;
+  // a finished check/score exits with its own code (results/cli.h)
+  return bert::parse_command_line(app, argc, argv).value_or(0);
 }
