@@ -76,6 +76,8 @@ struct PackageVerdict {
   std::vector<std::string> info;      // what was checked, in order
 };
 PackageVerdict check_package(const std::filesystem::path& org_dir, const PackageOptions& opts);
+// The fields every systems/<system>.json must have (the package checker's list).
+const std::vector<std::string>& required_system_fields();
 std::string format_report(const PackageVerdict& v);
 json to_json(const PackageVerdict& v);
 

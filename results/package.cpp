@@ -11,11 +11,6 @@
 #include "results/score.h"
 
 namespace bert::results {
-namespace {
-
-namespace fs = std::filesystem;
-
-constexpr int kBertResultFiles = 10;
 
 const std::vector<std::string>& required_system_fields() {
   static const std::vector<std::string> f = {
@@ -30,6 +25,12 @@ const std::vector<std::string>& required_system_fields() {
       "operating_system", "sw_notes"};
   return f;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kBertResultFiles = 10;
 
 std::vector<fs::path> sorted_entries(const fs::path& dir, bool dirs) {
   std::vector<fs::path> out;
