@@ -8,25 +8,9 @@
 #include <vector>
 
 #include "harness/run/output_router.h"
+#include "tests/unit/harness_run/temp_fd.h"
 
 using namespace bert::harness;
-
-namespace {
-std::string slurp(int fd) {
-  std::string out;
-  lseek(fd, 0, SEEK_SET);
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, size_t(n));
-  return out;
-}
-int temp_fd() {
-  char name[] = "/tmp/router_testXXXXXX";
-  int fd = mkstemp(name);
-  unlink(name);
-  return fd;
-}
-}  // namespace
 
 TEST_CASE("lines are routed as they complete; partial lines wait, finish() writes them") {
   int main_fd = temp_fd(), ranks_fd = temp_fd();

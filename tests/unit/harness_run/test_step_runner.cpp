@@ -7,25 +7,12 @@
 #include <string>
 
 #include "harness/run/step_runner.h"
+#include "tests/unit/harness_run/temp_fd.h"
 
 using namespace bert::harness;
 
 namespace {
 ChildSpec sh(const std::string& script) { return {{"sh", "-c", script}, {}}; }
-int temp_fd() {
-  char name[] = "/tmp/step_testXXXXXX";
-  int fd = mkstemp(name);
-  unlink(name);
-  return fd;
-}
-std::string slurp(int fd) {
-  std::string out;
-  lseek(fd, 0, SEEK_SET);
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, size_t(n));
-  return out;
-}
 }  // namespace
 
 TEST_CASE("all processes succeed: completed, rank 0 output in the log, env applied") {
