@@ -4,13 +4,7 @@ source "$(dirname "$0")/lib.sh" "$@"
 out=$WORK/out
 launch=("$FAKE" --config "$out/run.yaml" --step-ms 150)
 "$DRIVER" --out "$out" --nexp 3 --ranks 2 --seeds 21,22,23 -- "${launch[@]}" > "$WORK/stdout" 2> "$WORK/stderr" &
-pid=$!
-for _ in $(seq 1 200); do
-  ls "$out"/logs/*_02.log > /dev/null 2>&1 && grep -q run_start "$out"/logs/*_02.log && break
-  sleep 0.05
-done
-kill -TERM $pid
-wait $pid
+signal_when_logged TERM $! "$out/logs/*_02.log" run_start
 expect_rc 143 $? "harness run after SIGTERM"
 log2=$(ls "$out"/logs/*_02.log)
 expect_grep '"key":"run_stop".*"status":"aborted"' "$log2"
@@ -39,12 +33,6 @@ grep -q 'interrupted' "$out/summary.md" && fail "summary still says interrupted"
 
 "$DRIVER" --out "$WORK/int" --nexp 1 -- "$FAKE" --config "$WORK/int/run.yaml" --step-ms 200 \
   > "$WORK/stdout" 2> "$WORK/stderr" &
-pid=$!
-for _ in $(seq 1 200); do
-  ls "$WORK"/int/logs/*_01.log > /dev/null 2>&1 && grep -q run_start "$WORK"/int/logs/*_01.log && break
-  sleep 0.05
-done
-kill -INT $pid
-wait $pid
+signal_when_logged INT $! "$WORK/int/logs/*_01.log" run_start
 expect_rc 130 $? "harness run after SIGINT"
 echo PASS

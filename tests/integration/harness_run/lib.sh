@@ -35,3 +35,16 @@ expect_rc() {
 expect_grep() {  # pattern file
   grep -q -- "$1" "$2" || fail "'$1' not found in $2"
 }
+
+# signal_when_logged SIG PID 'LOG_GLOB' PATTERN: once a file matching LOG_GLOB (quoted: expanded here)
+# holds PATTERN (10 s at the most), signal SIG to PID; returns PID's exit code.
+signal_when_logged() {
+  local sig=$1 pid=$2 logs=$3 pattern=$4
+  for _ in $(seq 1 200); do
+    # shellcheck disable=SC2086  # the glob is expanded here
+    ls $logs > /dev/null 2>&1 && grep -q "$pattern" $logs && break
+    sleep 0.05
+  done
+  kill "-$sig" "$pid"
+  wait "$pid"
+}

@@ -42,13 +42,7 @@ chmod +x "$WORK/bin/scancel" "$WORK/bin/fake_srun"
 out=$WORK/stop
 SLURM_JOB_ID=4242 PATH="$WORK/bin:$PATH" "$DRIVER" --out "$out" --nexp 1 --ranks 2 --launcher srun \
   -- fake_srun "$FAKE" "$out/run.yaml" "$WORK/pids" > "$WORK/stdout" 2> "$WORK/stderr" &
-pid=$!
-for _ in $(seq 1 200); do
-  ls "$out"/logs/*_01.log > /dev/null 2>&1 && grep -q eval_accuracy "$out"/logs/*_01.log && break
-  sleep 0.05
-done
-kill -TERM $pid
-wait $pid
+signal_when_logged TERM $! "$out/logs/*_01.log" eval_accuracy
 expect_rc 143 $? "harness run (srun) after SIGTERM"
 expect_grep '^--signal=TERM 4242$' "$WORK/scancel.args"
 expect_grep '"key":"run_stop".*"status":"aborted"' "$(ls "$out"/logs/*_01.log)"
