@@ -7,8 +7,7 @@
 # Usage: backend.sh TRAINER BERT_DATA HAVE_CUDA(0|1)
 TRAINER=$1 BERT_DATA=$2 HAVE_CUDA=$3
 source "$(dirname "$0")/common.sh"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+new_work
 SYNTH_SAMPLES=256 make_synth "$WORK/data"
 D="$WORK/data"
 

@@ -3,8 +3,7 @@
 # logs run_stop aborted and exits 1. Usage: bad_input.sh TRAINER BERT_DATA PYTHON
 TRAINER=$1 BERT_DATA=$2 PYTHON=$3
 source "$(dirname "$0")/common.sh"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+new_work
 SYNTH_SAMPLES=256 make_synth "$WORK/data"
 D="$WORK/data"
 

@@ -7,6 +7,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # shellcheck source=scripts/lib/local_ranks.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/local_ranks.sh"
 
+# new_work: $WORK, a scratch directory removed at exit.
+new_work() {
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+}
+
 # With TRAIN_PRECISION=bf16 on a CPU without avx512_bf16/AMX-BF16: SKIPPED (77), as ctest expects.
 skip_bf16_without_cpu_support() {
   if [ "${TRAIN_PRECISION:-fp32}" = bf16 ] && ! grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then

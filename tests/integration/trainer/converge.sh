@@ -9,8 +9,7 @@ TRAINER=$1 BERT_DATA=$2 PYTHON=$3
 shift 3
 source "$(dirname "$0")/common.sh"
 skip_bf16_without_cpu_support
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+new_work
 make_synth "$WORK/data"
 for seed in "$@"; do
   write_config "$WORK/run_$seed.yaml" "$WORK/data" "$seed"

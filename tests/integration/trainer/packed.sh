@@ -4,8 +4,7 @@
 # Usage: packed.sh TRAINER BERT_DATA PYTHON
 TRAINER=$1 BERT_DATA=$2 PYTHON=$3
 source "$(dirname "$0")/common.sh"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+new_work
 SYNTH_FORMAT=packed SYNTH_SAMPLES=512 make_synth "$WORK/data"
 SYNTH_FORMAT=packed TRAIN_MAX_STEPS=6 write_config "$WORK/run.yaml" "$WORK/data" 4
 sed -i 's/batch_size: 16,/batch_size: 8, average_packing_rate: 2.0,/; s/eval_start_samples: 512, eval_interval_samples: 512/eval_start_samples: 40, eval_interval_samples: 40/' "$WORK/run.yaml"

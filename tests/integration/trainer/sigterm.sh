@@ -7,8 +7,7 @@
 TRAINER=$1 BERT_DATA=$2
 source "$(dirname "$0")/common.sh"
 skip_bf16_without_cpu_support
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+new_work
 SYNTH_SAMPLES=512 make_synth "$WORK/data"
 # target 0.999: the run can only end by the signal (at 0.05 it converged ~2.8 s after run_start, and a
 # script delayed under load sent its SIGTERM too late: "run_stop aborted not logged")

@@ -8,8 +8,7 @@
 # (bert_config.json) because its stream includes the rank. Usage: two_ranks.sh TRAINER PYTHON
 TRAINER=$1 PYTHON=$2
 source "$(dirname "$0")/common.sh"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+new_work
 COMPARE="$(dirname "$0")/compare_weights.py"
 data_parallel_config "$WORK/one.yaml" 8 "threads: 1"
 data_parallel_config "$WORK/two.yaml" 4 "threads: 1"
