@@ -1,5 +1,5 @@
 // Test helper: the Plan of a system YAML given as text, with --set overrides and a process environment
-// (tools in /b, seeds 7, 8, ...).
+// (tools in bin_dir, /b by default; seeds 7, 8, ...).
 #pragma once
 #include <map>
 #include <string>
@@ -8,12 +8,13 @@
 #include "harness/plan/build_plan.h"
 
 inline bert::harness::Plan plan_from(const std::string& yaml, const std::string& file, std::vector<std::string> sets,
-                                     std::map<std::string, std::string> env = {}) {
+                                     std::map<std::string, std::string> env = {},
+                                     const std::string& bin_dir = "/b") {
   bert::harness::Overrides ov;
   ov.sets = std::move(sets);
   ov.env = env;
   bert::harness::BuildOptions o;
-  o.bin_dir = "/b";
+  o.bin_dir = bin_dir;
   o.env = env;
   o.random_seed = [n = uint64_t{7}]() mutable { return n++; };
   return bert::harness::build_plan(bert::harness::Config::from_text(yaml, file, ov), o);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/plan/build_plan.h"
+#include "plan_helpers.h"
 #include "test_helpers.h"
 
 using namespace bert::harness;
@@ -11,13 +12,8 @@ namespace {
 
 // Open division: the closed-division rules have their own tests (test_closed_division.cpp).
 Plan plan_of(const std::string& yaml, std::vector<std::string> sets = {}) {
-  Overrides ov;
-  ov.sets = {"experiment.division=open"};
-  ov.sets.insert(ov.sets.end(), sets.begin(), sets.end());
-  BuildOptions o;
-  o.bin_dir = "/opt/bert/bin";
-  o.random_seed = [n = uint64_t{100}]() mutable { return n++; };
-  return build_plan(Config::from_text(yaml, "p.yaml", ov), o);
+  sets.insert(sets.begin(), "experiment.division=open");
+  return plan_from(yaml, "p.yaml", std::move(sets), {}, "/opt/bert/bin");
 }
 
 bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "harness/plan/build_plan.h"
+#include "plan_helpers.h"
 #include "test_helpers.h"
 
 using namespace bert::harness;
@@ -14,13 +15,8 @@ std::string fixture(const std::string& name) { return std::string(BERT_SOURCE_DI
 Plan plan_on(const std::string& xml, const std::string& launcher, std::vector<std::string> sets = {}) {
   std::string yaml = "nodes: {count: 1, gpus_per_node: auto}\ntopology: {xml: " + xml + "}\nlauncher:\n  type: " + launcher +
                      "\n  mpirun: {hosts: [a]}\nbenchmark:\n  data: {train_dir: /d/train, eval_dir: /d/eval}\n";
-  Overrides ov;
-  ov.sets = {"experiment.division=open"};
-  ov.sets.insert(ov.sets.end(), sets.begin(), sets.end());
-  BuildOptions o;
-  o.bin_dir = "/b";
-  o.random_seed = [n = uint64_t{1}]() mutable { return n++; };
-  return build_plan(Config::from_text(yaml, "nic.yaml", ov), o);
+  sets.insert(sets.begin(), "experiment.division=open");
+  return plan_from(yaml, "nic.yaml", std::move(sets));
 }
 
 bool has_warning(const Plan& p, const std::string& start) {
