@@ -28,11 +28,8 @@ namespace bert::cuda::attn {
 
 template <class T>
 struct BackwardShared {
-  T k[kTile][kLdH];
-  T v[kTile][kLdH];
-  T q[kTile][kLdH];
-  T dout[kTile][kLdH];
-  T ds[kTile][kLdH];  // dS^T of the query tile: [key][query]
+  SharedTile<T> k, v, q, dout;
+  SharedTile<T> ds;  // dS^T of the query tile: [key][query]
   float lse[kTile];
   float dq[kTile];    // Dq = rowsum(dO * O)
 };

@@ -29,9 +29,7 @@ namespace bert::cuda::attn {
 
 template <class T>
 struct ForwardShared {
-  T q[kTile][kLdH];
-  T k[kTile][kLdH];
-  T v[kTile][kLdH];
+  SharedTile<T> q, k, v;
 };
 
 // What one block reads and writes (the kernel fills it from AttentionForwardArgs and blockIdx);

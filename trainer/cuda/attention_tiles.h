@@ -27,6 +27,11 @@ constexpr int kLdH = D + 8;      // bf16 shared row stride: 144 bytes, a multipl
                                  // addresses) whose 8 consecutive rows start in 8 different 4-bank groups
 constexpr float kScale = 0.125f; // 1/sqrt(64)
 
+// A 64-row tile of one head's 64 columns in shared memory, rows kLdH apart: what load_tile fills and
+// ldmatrix reads.
+template <class T>
+using SharedTile = T[kTile][kLdH];
+
 // Where a block works, what both kernels' tiles share: sequence s0 .. s0 + len of the flat tokens,
 // one head, rows [row0, row0 + 64) of it (queries in the forward, keys in the backward; row0 < len).
 template <class T>
