@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_main.h"
 #include "bench/trainer_throughput/bench_batches.h"
 #include "common/cli_parse.h"
 #include "trainer/cpu/bert_cpu.h"
@@ -248,11 +249,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "cpu_step: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return bert::bench::bench_main("cpu_step", run, argc, argv); }

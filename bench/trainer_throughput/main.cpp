@@ -24,6 +24,7 @@
 #include "bench/trainer_throughput/bench_batches.h"
 #include "bench/trainer_throughput/device_peaks.h"
 #include "bench/trainer_throughput/profile_report.h"
+#include "bench/bench_main.h"
 #include "common/cli_parse.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/cuda_model.h"
@@ -228,11 +229,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "trainer_throughput: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return bert::bench::bench_main("trainer_throughput", run, argc, argv); }
