@@ -11,40 +11,36 @@
 #include <thread>
 #include <unistd.h>
 
-#include "trainer/data/loader.h"
+#include "bench/synth_set.h"
 #include "dataset/synth.h"
+#include "trainer/data/loader.h"
 
 using namespace bert::data;
 
 int main(int argc, char** argv) {
   CLI::App app{"loader throughput from HDF5 shards"};
-  std::string dir;
-  int shards = 8, seq_len = 512, batch = 48, epochs = 2, vocab = 30522;
-  int64_t per_shard = 8000;
-  app.add_option("--dir", dir, "work directory (default: a temporary one, removed afterwards)");
-  app.add_option("--shards", shards)->check(CLI::PositiveNumber);
-  app.add_option("--samples-per-shard", per_shard)->check(CLI::PositiveNumber);
-  app.add_option("--seq-len", seq_len)->check(CLI::Range(16, 32767));
+  bert::bench::SynthSet set(8000);
+  int batch = 48, epochs = 2, vocab = 30522;
+  set.add_options(app);
   app.add_option("--vocab", vocab)->check(CLI::Range(200, 32767));
   app.add_option("--batch", batch, "rows per batch (packed: packs)")->check(CLI::PositiveNumber);
   app.add_option("--epochs", epochs)->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
-  const bool temp = dir.empty();
-  if (temp) dir = (std::filesystem::temp_directory_path() / fmt::format("loader_bench_{}", ::getpid())).string();
+  set.default_dir("loader_bench");
   try {
     SynthOptions opt;
     opt.vocab_size = vocab;
-    opt.seq_len = seq_len;
+    opt.seq_len = set.seq_len;
     fmt::print("loader_throughput: {} shards x {} sequences, seq_len {}, vocab {}, batch {}, {} epochs, {} hw threads\n",
-               shards, per_shard, seq_len, vocab, batch, epochs, std::thread::hardware_concurrency());
+               set.shards, set.per_shard, set.seq_len, vocab, batch, epochs, std::thread::hardware_concurrency());
     for (Format f : {Format::varlength, Format::fixed, Format::packed}) {
-      const std::string out = fmt::format("{}/{}", dir, format_name(f));
-      write_synth_dataset(opt, SynthLayout{out, f, shards, per_shard, 0});
+      const std::string out = fmt::format("{}/{}", set.dir, format_name(f));
+      write_synth_dataset(opt, SynthLayout{out, f, set.shards, set.per_shard, 0});
       LoaderOptions lo;
       lo.dir = out + "/train";
       lo.format = f;
       lo.batch_size = batch;
-      lo.seq_len = seq_len;
+      lo.seq_len = set.seq_len;
       lo.max_pred = opt.resolved_max_pred();
       lo.vocab_size = vocab;
       lo.epochs = epochs;
@@ -64,9 +60,7 @@ int main(int argc, char** argv) {
     }
   } catch (const DataError& e) {
     fmt::print(stderr, "loader_throughput: {}\n", e.what());
-    if (temp) std::filesystem::remove_all(dir);
     return 2;
   }
-  if (temp) std::filesystem::remove_all(dir);
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "bench/synth_set.h"
 #include "dataset/dataset_tools.h"
 #include "dataset/packing.h"
 #include "dataset/synth.h"
@@ -45,25 +46,22 @@ void print_result(const char* name, const PackSummary& s, double secs) {
 
 int main(int argc, char** argv) {
   CLI::App app{"packing rate: global histogram packing vs per-shard best-fit"};
-  std::string dir;
-  int shards = 8, seq_len = 512, max_per_pack = 3;
-  int64_t per_shard = 20000;
-  app.add_option("--dir", dir, "work directory (default: a temporary one, removed afterwards)");
-  app.add_option("--shards", shards)->check(CLI::PositiveNumber);
-  app.add_option("--samples-per-shard", per_shard)->check(CLI::PositiveNumber);
-  app.add_option("--seq-len", seq_len)->check(CLI::Range(16, 32767));
+  bert::bench::SynthSet set(20000);
+  int max_per_pack = 3;
+  set.add_options(app);
   app.add_option("--max-per-pack", max_per_pack)->check(CLI::Range(1, 64));
   CLI11_PARSE(app, argc, argv);
-  const bool temp = dir.empty();
-  if (temp) dir = (std::filesystem::temp_directory_path() / fmt::format("packing_bench_{}", ::getpid())).string();
+  set.default_dir("packing_bench");
+  const std::string& dir = set.dir;
+  const int seq_len = set.seq_len;
   int rc = 0;
   try {
     SynthOptions opt;
     opt.vocab_size = 30522;
     opt.seq_len = seq_len;
-    fmt::print("packing_rate: {} shards x {} sequences, seq_len {}, <= {} per pack, {} hw threads\n", shards, per_shard,
-               seq_len, max_per_pack, std::thread::hardware_concurrency());
-    write_synth_dataset(opt, SynthLayout{dir + "/synth", Format::varlength, shards, per_shard, 0});
+    fmt::print("packing_rate: {} shards x {} sequences, seq_len {}, <= {} per pack, {} hw threads\n", set.shards,
+               set.per_shard, seq_len, max_per_pack, std::thread::hardware_concurrency());
+    write_synth_dataset(opt, SynthLayout{dir + "/synth", Format::varlength, set.shards, set.per_shard, 0});
     const auto files = input_files(dir + "/synth/train");
     const Limits lim{opt.vocab_size, seq_len, opt.resolved_max_pred()};
 
@@ -94,6 +92,5 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "packing_rate: {}\n", e.what());
     rc = 2;
   }
-  if (temp) std::filesystem::remove_all(dir);
   return rc;
 }
