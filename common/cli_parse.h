@@ -19,4 +19,18 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
   return std::nullopt;
 }
 
+// A subcommand registered in one function and run in another (harness import, package, probe): Self
+// derives from it and adds the values its options fill. CLI11 keeps pointers into them, so there is one
+// Self for the program, instance().
+template <class Self>
+struct CliSubcommand {
+  CLI::App* cmd = nullptr;
+  // Whether this subcommand was the one on the command line.
+  bool given() const { return cmd != nullptr && cmd->parsed(); }
+  static Self& instance() {
+    static Self s;
+    return s;
+  }
+};
+
 }  // namespace bert

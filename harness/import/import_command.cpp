@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "common/cli_parse.h"
 #include "harness/config/config.h"
 #include "harness/import/config_import.h"
 #include "harness/plan/build_plan.h"
@@ -16,18 +17,13 @@ namespace bert::harness {
 namespace fs = std::filesystem;
 namespace {
 
-struct ImportCli {
-  CLI::App* cmd = nullptr;
+struct ImportCli : CliSubcommand<ImportCli> {
   ImportOptions opts;
   std::vector<std::string> env;  // NAME=VALUE
   std::string nexp;
   bool maxq = false, minedp = false, power = false;
 };
 
-ImportCli& cli() {
-  static ImportCli c;
-  return c;
-}
 
 // systems/ next to the build or install tree of this binary.
 std::string find_systems_dir() {
@@ -41,7 +37,7 @@ std::string find_systems_dir() {
 }  // namespace
 
 void register_import_command(CLI::App& app) {
-  ImportCli& c = cli();
+  ImportCli& c = ImportCli::instance();
   c.cmd = app.add_subcommand("import", "turn a config_<SYSTEM>.sh (sourced by bash) into a system YAML that runs the same");
   c.cmd->add_option("config", c.opts.config, "the config_*.sh")->required();
   c.cmd->add_option("-o,--output", c.opts.output, "write the YAML here (default: stdout; the table then goes to stderr)");
@@ -64,8 +60,8 @@ void register_import_command(CLI::App& app) {
 }
 
 int run_import_if_parsed() {
-  ImportCli& c = cli();
-  if (!c.cmd || !c.cmd->parsed()) return -1;
+  ImportCli& c = ImportCli::instance();
+  if (!c.given()) return -1;
   ImportOptions o = c.opts;
   if (o.systems_dir.empty()) o.systems_dir = find_systems_dir();
   const auto penv = process_environment();

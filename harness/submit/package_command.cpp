@@ -2,26 +2,21 @@
 
 #include <iostream>
 
+#include "common/cli_parse.h"
 #include "common/user_error.h"
 #include "harness/submit/package.h"
 
 namespace bert::harness {
 namespace {
 
-struct PackageCli {
-  CLI::App* cmd = nullptr;
+struct PackageCli : CliSubcommand<PackageCli> {
   PackageOptions opts;
 };
-
-PackageCli& cli() {
-  static PackageCli c;
-  return c;
-}
 
 }  // namespace
 
 void register_package_command(CLI::App& app) {
-  PackageCli& c = cli();
+  PackageCli& c = PackageCli::instance();
   c.cmd = app.add_subcommand("package", "lay out experiment sets as an MLCommons submission (systems/, results/, "
                                         "benchmarks/bert/implementations/) and check it");
   c.cmd->add_option("sets", c.opts.sets, "output directories of harness run (their results are numbered in this order)")->required();
@@ -34,8 +29,8 @@ void register_package_command(CLI::App& app) {
 }
 
 int run_package_if_parsed() {
-  PackageCli& c = cli();
-  if (!c.cmd || !c.cmd->parsed()) return -1;
+  PackageCli& c = PackageCli::instance();
+  if (!c.given()) return -1;
   try {
     PackageResult r = make_package(c.opts);
     for (const auto& n : r.notes) std::cout << "package: " << n << "\n";

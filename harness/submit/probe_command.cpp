@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "common/cli_parse.h"
 #include "harness/plan/print_plan.h"
 #include "harness/run/child_process.h"
 #include "harness/submit/probe.h"
@@ -9,21 +10,15 @@
 namespace bert::harness {
 namespace {
 
-struct ProbeCli {
-  CLI::App* cmd = nullptr;
+struct ProbeCli : CliSubcommand<ProbeCli> {
   ProbeOptions opts;
   bool no_preflight = false;
 };
 
-ProbeCli& cli() {
-  static ProbeCli c;
-  return c;
-}
-
 }  // namespace
 
 void register_probe_command(CLI::App& app) {
-  ProbeCli& c = cli();
+  ProbeCli& c = ProbeCli::instance();
   c.cmd = app.add_subcommand("probe", "a short real run: samples/s after warm-up, the projected time to train from the "
                                       "RCP, the walltimes to set (shown by later --dry-runs)");
   c.cmd->add_option("system", c.opts.system, "system YAML, e.g. systems/local.yaml")->required();
@@ -39,8 +34,8 @@ void register_probe_command(CLI::App& app) {
 }
 
 int run_probe_if_parsed(const SourceInfo& source) {
-  ProbeCli& c = cli();
-  if (!c.cmd || !c.cmd->parsed()) return -1;
+  ProbeCli& c = ProbeCli::instance();
+  if (!c.given()) return -1;
   c.opts.env = process_environment();
   c.opts.source = source;
   c.opts.preflight = !c.no_preflight;
