@@ -5,41 +5,41 @@
 namespace bert::cuda {
 namespace {
 
+// A block of 32 x 8 threads: thread (x, y)'s partial sum s of column x combined over the 8 row-threads
+// in shared memory, in warp order; the column's sum in the threads y == 0 (every thread must call it).
+__device__ __forceinline__ float combine_row_threads(float s) {
+  __shared__ float acc[8][32];
+  acc[threadIdx.y][threadIdx.x] = s;
+  __syncthreads();
+  float t = 0.f;
+  if (threadIdx.y == 0) {
+#pragma unroll
+    for (int w = 0; w < 8; ++w) t += acc[w][threadIdx.x];
+  }
+  return t;
+}
+
 // 32 columns per block; 8 warps split the rows, then combine in shared memory in warp order.
 __global__ void column_sum_kernel(const float* partials, int rows, int cols, float* out) {
-  __shared__ float acc[8][32];
   const int c = blockIdx.x * 32 + threadIdx.x;
   float s = 0.f;
   if (c < cols)
     for (int r = threadIdx.y; r < rows; r += 8) s += partials[static_cast<size_t>(r) * cols + c];
-  acc[threadIdx.y][threadIdx.x] = s;
-  __syncthreads();
-  if (threadIdx.y == 0 && c < cols) {
-    float t = 0.f;
-#pragma unroll
-    for (int w = 0; w < 8; ++w) t += acc[w][threadIdx.x];
-    out[c] += t;
-  }
+  const float t = combine_row_threads(s);
+  if (threadIdx.y == 0 && c < cols) out[c] += t;
 }
 
 constexpr int kRowBlocks = 64;
 
 // Partial column sums of a bf16 matrix: block (x: 32 columns, y: row slice), 8 row-threads each.
 __global__ void column_partials_bf16_kernel(const __nv_bfloat16* in, int rows, int cols, int ld, float* partials) {
-  __shared__ float acc[8][32];
   const int c = blockIdx.x * 32 + threadIdx.x;
   float s = 0.f;
   if (c < cols)
     for (int r = blockIdx.y * 8 + threadIdx.y; r < rows; r += gridDim.y * 8)
       s += __bfloat162float(in[static_cast<size_t>(r) * ld + c]);
-  acc[threadIdx.y][threadIdx.x] = s;
-  __syncthreads();
-  if (threadIdx.y == 0 && c < cols) {
-    float t = 0.f;
-#pragma unroll
-    for (int w = 0; w < 8; ++w) t += acc[w][threadIdx.x];
-    partials[static_cast<size_t>(blockIdx.y) * cols + c] = t;
-  }
+  const float t = combine_row_threads(s);
+  if (threadIdx.y == 0 && c < cols) partials[static_cast<size_t>(blockIdx.y) * cols + c] = t;
 }
 
 }  // namespace
