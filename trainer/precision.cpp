@@ -24,7 +24,7 @@ const Row& row(Precision p) {
   return kRows.front();
 }
 
-bool runs_on(const Row& r, std::string_view backend) { return backend == "cuda" ? r.cuda : r.cpu; }
+bool runs_on(const Row& r, Backend backend) { return backend == Backend::Cuda ? r.cuda : r.cpu; }
 
 }  // namespace
 
@@ -42,15 +42,15 @@ std::optional<Precision> parse_precision(std::string_view name) {
 
 std::string to_string(Precision p) { return std::string(row(p).name); }
 
-Precision default_precision(std::string_view backend) { return backend == "cuda" ? Precision::bf16 : Precision::fp32; }
+Precision default_precision(Backend backend) { return backend == Backend::Cuda ? Precision::bf16 : Precision::fp32; }
 
-std::string precision_problem(Precision p, std::string_view backend) {
+std::string precision_problem(Precision p, Backend backend) {
   const Row& r = row(p);
   if (runs_on(r, backend)) return "";
   std::string allowed;
   for (const Row& x : kRows)
     if (runs_on(x, backend)) allowed += (allowed.empty() ? "" : " or ") + std::string(x.name);
-  return "the " + std::string(backend) + " backend computes in " + allowed + " (" + std::string(r.name) + " needs " +
+  return "the " + std::string(backend_name(backend)) + " backend computes in " + allowed + " (" + std::string(r.name) + " needs " +
          std::string(r.needs) + ")";
 }
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "trainer/backend.h"
+
 namespace bert::trainer {
 
 enum class Precision {
@@ -23,12 +25,12 @@ std::vector<std::string> precision_names();
 std::optional<Precision> parse_precision(std::string_view name);
 std::string to_string(Precision p);
 
-// The precision a backend ("cpu" | "cuda") computes in when none is given (system YAML `auto`).
-Precision default_precision(std::string_view backend);
+// The precision a backend computes in when none is given (system YAML `auto`).
+Precision default_precision(Backend backend);
 
 // "" when `backend` can compute in `p` (what the machine must offer is checked where it runs: the CPU's
 // bf16 instructions, the GPU's FP8 units), else why not: "the cpu backend computes in fp32 or bf16 (fp8
 // needs run.backend: cuda on GPUs with FP8 matrix units ...)".
-std::string precision_problem(Precision p, std::string_view backend);
+std::string precision_problem(Precision p, Backend backend);
 
 }  // namespace bert::trainer

@@ -9,14 +9,10 @@
 
 #include "common/enum_names.h"
 #include "common/user_error.h"
+#include "trainer/backend.h"
 #include "trainer/precision.h"
 
 namespace bert::trainer {
-
-// run.backend: which backend trains (the CUDA one is the trainer-cuda binary).
-enum class Backend { Cpu, Cuda };
-inline constexpr EnumNames<Backend, 2> kBackendNames{{{Backend::Cpu, "cpu"}, {Backend::Cuda, "cuda"}}};
-inline const char* backend_name(Backend b) { return enum_name(b, kBackendNames); }
 
 // Every field is a row of run_config_keys.cpp, which gives its default: a new field needs its row there
 // (a field without one would be left unset by the constructor).

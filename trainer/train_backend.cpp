@@ -18,7 +18,7 @@ optim::LrSchedule lr_schedule(const RunConfig& cfg) {
 void check_backend_available(const RunConfig& cfg, const std::string& config_path) {
   const std::string backend = backend_name(cfg.backend);
   // A valid run config (hand-written; the harness resolves precision per backend) that this backend cannot run.
-  if (const std::string problem = precision_problem(cfg.precision, backend); !problem.empty())
+  if (const std::string problem = precision_problem(cfg.precision, cfg.backend); !problem.empty())
     throw RunConfigError(config_path + ": run.precision: " + to_string(cfg.precision) +
                          " is not implemented on run.backend: " + backend + "; " + problem);
   if (cfg.backend == Backend::Cpu && cfg.precision == Precision::bf16) {

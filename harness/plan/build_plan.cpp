@@ -185,8 +185,8 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   // Which backend computes in which precision is trainer/precision.h's table; what the machine must offer
   // (bf16 instructions, FP8 matrix units) the trainer checks where it runs, and the GPU model's FP8 units here.
   const std::string precision = cfg.str("benchmark.precision");
-  in.precision = precision == "auto" ? trainer::default_precision(backend) : *trainer::parse_precision(precision);
-  if (const std::string problem = trainer::precision_problem(in.precision, backend); !problem.empty())
+  in.precision = precision == "auto" ? trainer::default_precision(in.backend) : *trainer::parse_precision(precision);
+  if (const std::string problem = trainer::precision_problem(in.precision, in.backend); !problem.empty())
     cfg.fail("benchmark.precision", precision + " with the " + backend + " backend: " + problem);
   if (in.precision == trainer::Precision::fp8) {
     const GpuFp8 fp8 = gpu_fp8(cfg.str("system.accelerator_model_name"));

@@ -41,7 +41,7 @@ RunConfig recipe(Backend backend, int accumulation) {
   c.warmup_steps = 0;
   c.seed = 3;
   c.backend = backend;
-  c.precision = default_precision(backend_name(backend));
+  c.precision = default_precision(backend);
   c.threads = 2;
   return c;
 }

@@ -143,12 +143,12 @@ TEST_CASE("precision: one table of names, the backend's default, which backend c
   for (const std::string& n : precision_names()) CHECK(to_string(*parse_precision(n)) == n);
   CHECK_FALSE(parse_precision("auto").has_value());
   CHECK_FALSE(parse_precision("BF16").has_value());
-  CHECK(default_precision("cuda") == Precision::bf16);
-  CHECK(default_precision("cpu") == Precision::fp32);
-  CHECK(precision_problem(Precision::bf16, "cpu").empty());
-  CHECK(precision_problem(Precision::fp8, "cuda").empty());
-  CHECK_FALSE(precision_problem(Precision::fp8, "cpu").empty());
-  CHECK_FALSE(precision_problem(Precision::fp32, "cuda").empty());
+  CHECK(default_precision(Backend::Cuda) == Precision::bf16);
+  CHECK(default_precision(Backend::Cpu) == Precision::fp32);
+  CHECK(precision_problem(Precision::bf16, Backend::Cpu).empty());
+  CHECK(precision_problem(Precision::fp8, Backend::Cuda).empty());
+  CHECK_FALSE(precision_problem(Precision::fp8, Backend::Cpu).empty());
+  CHECK_FALSE(precision_problem(Precision::fp32, Backend::Cuda).empty());
   const RunConfigKey* k = find_run_config_key("run.precision");
   REQUIRE(k != nullptr);
   CHECK(k->choices == precision_names());  // the schema's choices are the table's
