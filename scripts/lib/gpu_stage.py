@@ -166,6 +166,10 @@ def verify(stage, src=".", check_fresh=True):
         if not os.path.exists(path):
             continue  # reported above
         elfs = cubins(tool, path)
+        # A test whose device work is all cuBLASLt's (cuda_fp8_gemm) carries no kernels of its own; one
+        # built for other architectures carries theirs and no sm_90a.
+        if not elfs and rel.startswith("tests/"):
+            continue
         if not any(e.endswith(f".{ARCH}.cubin") for e in elfs):
             problems.append(f"{rel} has no {ARCH} code (cubins: {', '.join(elfs) or 'none'})")
     if check_fresh:
