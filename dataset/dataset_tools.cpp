@@ -113,6 +113,22 @@ std::string chk_line(const std::string& path) {
   return fmt::format("{}\t{}", base_name(path), md5_hex(outer));
 }
 
+void write_chk(const std::vector<std::string>& files, const std::string& chk_path) {
+  const std::string tmp = chk_path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    for (const auto& f : files) out << chk_line(f) << "\n";
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw DataError(fmt::format("{}: write failed", tmp));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, chk_path, ec);
+  if (ec) throw DataError(fmt::format("{}: cannot rename from {}: {}", chk_path, tmp, ec.message()));
+}
+
 std::vector<std::string> check_chk(const std::vector<std::string>& files, const std::string& chk_path) {
   std::ifstream in(chk_path);
   if (!in) throw DataError(fmt::format("{}: cannot open checksum list", chk_path));

@@ -36,6 +36,8 @@ DatasetSummary verify_files(const std::vector<std::string>& files, const Limits&
 // NVIDIA's per-shard checksum (hdf5_md5.py): md5 of str(list of md5(str(row.tolist()))) over the
 // input_ids rows (fixed files: the padded row). One "<basename>\t<md5>" line per file.
 std::string chk_line(const std::string& path);
+// The .chk list of `files` written to chk_path (as chk_path.tmp, renamed when complete).
+void write_chk(const std::vector<std::string>& files, const std::string& chk_path);
 // Compares files against a .chk list; returns the mismatches/missing as messages (empty = all match).
 std::vector<std::string> check_chk(const std::vector<std::string>& files, const std::string& chk_path);
 

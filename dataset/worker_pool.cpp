@@ -9,6 +9,7 @@
 #include <exception>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
@@ -79,6 +80,7 @@ PoolReport run_in_workers(int tasks, int workers, const std::function<int64_t(in
     report.peak_rss_kb = ru.ru_maxrss;
   } else {
     std::fflush(nullptr);
+    const pid_t parent = getpid();
     std::vector<pid_t> pids;
     for (int w = 0; w < workers; ++w) {
       const pid_t pid = fork();
@@ -87,6 +89,9 @@ PoolReport run_in_workers(int tasks, int workers, const std::function<int64_t(in
         break;
       }
       if (pid == 0) {
+        // A killed parent takes its workers along: none goes on writing into an output a rerun resumes.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(2);
         work(tasks, task, weight, sh, nullptr);
         std::fflush(nullptr);
         _exit(sh.failed.load() ? 2 : 0);

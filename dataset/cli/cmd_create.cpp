@@ -1,4 +1,3 @@
-#include <filesystem>
 #include <fmt/core.h>
 #include <memory>
 #include <thread>
@@ -9,15 +8,6 @@
 #include "dataset/text/create_parts.h"
 
 namespace bert::data::cli {
-namespace {
-
-namespace fs = std::filesystem;
-
-std::string output_name(const std::string& input) {
-  return fs::path(input).filename().string() + ".hdf5";
-}
-
-}  // namespace
 
 void add_generator_options(CLI::App* cmd, text::GeneratorOptions& g) {
   cmd->add_option("--seed", g.seed, "random_seed (one random.Random per part)")->capture_default_str();
@@ -52,22 +42,20 @@ void add_create(CLI::App& app) {
       "create", "text parts + vocab.txt -> fixed-length HDF5, one file per part (the reference generator's arrays)");
   cmd->add_option("in", a->in, "text part, or directory of parts (one sentence per line, blank line between documents)")
       ->required();
-  cmd->add_option("out", a->out, "output directory: OUT/<part name>.hdf5")->required();
+  cmd->add_option("out", a->out, "output directory: OUT/<part name>.hdf5 (made as OUT.partial, renamed when complete)")
+      ->required();
   cmd->add_option("--vocab", a->vocab, "vocab.txt")->required();
   cmd->add_option("--jobs", a->jobs, "worker processes (0 = one per core)")->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--resume", a->resume, "keep outputs that already exist (finished parts) and make the rest");
+  cmd->add_flag("--resume", a->resume, "keep the finished parts of a stopped run (OUT.partial) or of OUT, and make the rest");
   add_generator_options(cmd, a->gen);
   cmd->callback([a] {
     const auto parts = regular_files(a->in);
-    fs::create_directories(a->out);
-    std::vector<text::CreateJob> jobs;
-    for (const auto& p : parts) jobs.push_back({p, (fs::path(a->out) / output_name(p)).string()});
     const text::Vocab vocab = text::Vocab::load(a->vocab);
     const int workers = a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    fmt::print("create: {} part(s), {} worker(s), seq {} / {} predictions, seed {}, dupe {} -> {}\n", jobs.size(),
-               std::min<size_t>(workers, jobs.size()), a->gen.max_seq_length, a->gen.max_predictions_per_seq, a->gen.seed,
+    fmt::print("create: {} part(s), {} worker(s), seq {} / {} predictions, seed {}, dupe {} -> {}\n", parts.size(),
+               std::min<size_t>(workers, parts.size()), a->gen.max_seq_length, a->gen.max_predictions_per_seq, a->gen.seed,
                a->gen.dupe_factor, a->out);
-    const auto r = text::create_parts(jobs, vocab, a->gen, workers, a->resume, print_create_progress);
+    const auto r = text::create_folder(parts, a->out, vocab, a->gen, workers, a->resume, print_create_progress);
     fmt::print("create: {} part(s) written ({} already there), {} instances, {:.1f} MB of text in {:.1f} s "
                "({:.2f} MB/s), peak RSS per worker {:.0f} MB\n",
                r.parts, r.skipped, r.instances, static_cast<double>(r.bytes) / 1e6, r.seconds,

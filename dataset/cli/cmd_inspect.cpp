@@ -1,5 +1,4 @@
 #include <fmt/core.h>
-#include <fstream>
 #include <memory>
 
 #include "dataset/cli/commands.h"
@@ -71,11 +70,7 @@ void add_info_verify(CLI::App& app) {
       }
       fmt::print("verify: md5 of {} file(s) match {}\n", files.size(), a->chk);
     }
-    if (!a->write_chk.empty()) {
-      std::ofstream out(a->write_chk);
-      for (const auto& f : files) out << chk_line(f) << "\n";
-      if (!out) throw DataError(fmt::format("{}: write failed", a->write_chk));
-    }
+    if (!a->write_chk.empty()) write_chk(files, a->write_chk);
     fmt::print("verify: OK {}\n", a->path);
     print_summary(s);
   });

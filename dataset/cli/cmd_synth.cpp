@@ -21,7 +21,7 @@ void add_synth(CLI::App& app) {
   SynthOptions& opt = a->opt;
   SynthLayout& lay = a->lay;
   std::string& format = a->format;
-  cmd->add_option("--out", lay.out_dir, "output directory (gets train/, eval/, synth.json)")->required();
+  cmd->add_option("--out", lay.out_dir, "output directory (gets train/, eval/, synth.json; made as OUT.partial, renamed when complete)")->required();
   cmd->add_option("--format", format, "fixed | varlength | packed")->check(CLI::IsMember({"fixed", "varlength", "packed"}));
   cmd->add_option("--shards", lay.shards, "training shards")->check(CLI::PositiveNumber);
   cmd->add_option("--samples-per-shard", lay.samples_per_shard, "sequences per shard (before packing)")
@@ -45,7 +45,11 @@ void add_synth(CLI::App& app) {
     fmt::print("synth: {} shards x {} sequences, {} layout, vocab {}, seq_len {}, max_pred {}, seed {} -> {}\n",
                lay.shards, lay.samples_per_shard, format, opt.vocab_size, opt.seq_len, opt.resolved_max_pred(),
                opt.seed, lay.out_dir);
-    write_synth_dataset(opt, lay, synth_progress);
+    into_new_folder(lay.out_dir, [&](const std::string& dir) {  // killed half-way, no OUT that a setup step would skip
+      SynthLayout partial = lay;
+      partial.out_dir = dir;
+      write_synth_dataset(opt, partial, synth_progress);
+    });
     fmt::print("synth: wrote {}/train ({} shards), {}/eval/part_eval.hdf5 ({} samples), {}/synth.json\n", lay.out_dir,
                lay.shards, lay.out_dir, lay.eval_samples, lay.out_dir);
   });

@@ -18,7 +18,7 @@ void add_from_tfrecord(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "from-tfrecord", "MLCommons reference TFRecords -> HDF5 shards (fixed or varlength), every CRC and value checked");
   cmd->add_option("in", a->in, "TFRecord file, or directory of them (every file, name order)")->required();
-  cmd->add_option("out", a->out, "output directory: OUT/<input name>.hdf5")->required();
+  cmd->add_option("out", a->out, "output directory: OUT/<input name>.hdf5 (made as OUT.partial, renamed when complete)")->required();
   cmd->add_option("--format", a->format, "output layout")->capture_default_str()->check(CLI::IsMember({"fixed", "varlength"}));
   cmd->add_option("--vocab", a->limits.vocab_size, "check ids < vocab (0 = no check)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--seq-len", a->limits.seq_len, "expected L of the records (0 = that of the first record)")
@@ -28,19 +28,21 @@ void add_from_tfrecord(CLI::App& app) {
   cmd->callback([a] {
     namespace fs = std::filesystem;
     const auto files = regular_files(a->in);
-    make_shard_dir(a->out, "from-tfrecord");
     const Format format = parse_format(a->format);
     int64_t total = 0;
-    for (size_t k = 0; k < files.size(); ++k) {
-      TFRecordShape shape;
-      const SequenceSet s = read_mlperf_tfrecord(files[k], a->limits, &shape);
-      std::string name = fs::path(files[k]).filename().string();
-      if (name.size() > 9 && name.ends_with(".tfrecord")) name.resize(name.size() - 9);
-      write_shard((fs::path(a->out) / (name + ".hdf5")).string(), s, format,
-                  Limits{a->limits.vocab_size, shape.seq_len, shape.max_pred});
-      total += s.size();
-      progress_line("file converted", static_cast<int64_t>(k + 1), static_cast<int64_t>(files.size()));
-    }
+    into_new_folder(a->out, [&](const std::string& dir) {
+      make_shard_dir(dir, "from-tfrecord");
+      for (size_t k = 0; k < files.size(); ++k) {
+        TFRecordShape shape;
+        const SequenceSet s = read_mlperf_tfrecord(files[k], a->limits, &shape);
+        std::string name = fs::path(files[k]).filename().string();
+        if (name.size() > 9 && name.ends_with(".tfrecord")) name.resize(name.size() - 9);
+        write_shard((fs::path(dir) / (name + ".hdf5")).string(), s, format,
+                    Limits{a->limits.vocab_size, shape.seq_len, shape.max_pred});
+        total += s.size();
+        progress_line("file converted", static_cast<int64_t>(k + 1), static_cast<int64_t>(files.size()));
+      }
+    });
     fmt::print("from-tfrecord: {} file(s), {} samples -> {} ({})\n", files.size(), total, a->out, a->format);
   });
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include "dataset/output_folder.h"  // into_new_folder: every folder output is OUT.partial until complete
 #include "dataset/text/pretraining_data.h"
 #include <cstdint>
 #include <functional>
@@ -25,11 +26,6 @@ void progress_line(const char* what, int64_t done, int64_t total);
 
 // The generator's flags (seed, dupe factor, lengths, probabilities, lower case) on a command.
 void add_generator_options(CLI::App* cmd, text::GeneratorOptions& g);
-
-// Runs make(OUT.partial) and renames OUT.partial to OUT when it returns (as prepare's steps): an input that
-// fails half-way (a truncated shard) leaves no output set that looks whole. OUT must not exist (or be an
-// empty folder); OUT.partial is removed on failure.
-void into_new_folder(const std::string& out, const std::function<void(const std::string&)>& make);
 
 // A file, or the regular files of a directory (not hidden) in name order; DataError if none.
 std::vector<std::string> regular_files(const std::string& path);

@@ -3,9 +3,10 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "dataset/output_folder.h"
+#include "dataset/worker_pool.h"
 #include "trainer/data/data_error.h"
 #include "trainer/data/shard_io.h"
-#include "dataset/worker_pool.h"
 
 namespace bert::data::text {
 namespace {
@@ -17,6 +18,30 @@ uint64_t file_size(const std::string& path) {
   std::error_code ec;
   const auto n = fs::file_size(path, ec);
   return ec ? 0 : static_cast<uint64_t>(n);
+}
+
+bool non_empty_folder(const std::string& dir) {
+  std::error_code ec;
+  return fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec));
+}
+
+int count_existing(const std::vector<CreateJob>& jobs) {
+  int n = 0;
+  for (const auto& j : jobs) n += fs::exists(j.output) ? 1 : 0;
+  return n;
+}
+
+// What a killed worker was writing: never a finished output, redone by this run.
+void remove_tmp_files(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".tmp") fs::remove(e.path(), ec);
+}
+
+std::vector<CreateJob> jobs_into(const std::vector<std::string>& parts, const std::string& dir) {
+  std::vector<CreateJob> jobs;
+  for (const auto& p : parts) jobs.push_back({p, (fs::path(dir) / (fs::path(p).filename().string() + ".hdf5")).string()});
+  return jobs;
 }
 
 }  // namespace
@@ -76,6 +101,55 @@ CreateReport create_parts(const std::vector<CreateJob>& jobs, const Vocab& vocab
   report.bytes = r.weight;
   report.seconds = r.seconds;
   report.peak_rss_kb = r.peak_rss_kb;
+  return report;
+}
+
+CreateReport create_folder(const std::vector<std::string>& parts, const std::string& out, const Vocab& vocab,
+                           const GeneratorOptions& opt, int workers, bool resume,
+                           const std::function<void(const CreateProgress&)>& progress) {
+  const std::string partial = partial_folder(out);
+  std::error_code ec;
+  if (!resume) {
+    if (non_empty_folder(out))
+      throw DataError(fmt::format("{}: already exists and is not an empty folder (remove it, or --resume to keep its "
+                                  "finished parts and make the rest)", out));
+    if (fs::is_directory(partial, ec)) remove_tmp_files(partial);
+    if (non_empty_folder(partial))
+      throw DataError(fmt::format("{}: holds what a stopped run finished (--resume to keep it and make the rest, or "
+                                  "remove it)", partial));
+  } else if (non_empty_folder(out)) {
+    if (fs::exists(partial, ec))
+      throw DataError(fmt::format("{}: both it and {} exist (remove the one not to keep)", out, partial));
+    const auto done = jobs_into(parts, out);
+    if (count_existing(done) == static_cast<int>(done.size())) {
+      CreateReport r;
+      r.skipped = static_cast<int>(done.size());
+      for (const auto& j : done) r.outputs.push_back(j.output);
+      return r;
+    }
+    fs::rename(out, partial, ec);  // new parts: OUT is incomplete until they are made
+    if (ec) throw DataError(fmt::format("{}: cannot rename it to {} to add parts: {}", out, partial, ec.message()));
+  }
+  fs::create_directories(partial, ec);
+  if (ec) throw DataError(fmt::format("{}: cannot create: {}", partial, ec.message()));
+  remove_tmp_files(partial);
+  const auto jobs = jobs_into(parts, partial);
+  CreateReport report;
+  try {
+    report = create_parts(jobs, vocab, opt, workers, resume, progress);
+  } catch (const DataError& e) {
+    const int kept = count_existing(jobs);
+    if (kept == 0) {
+      fs::remove_all(partial, ec);
+      throw;
+    }
+    throw DataError(fmt::format("{} ({} finished output(s) kept in {}: --resume makes the rest)", e.what(), kept, partial));
+  } catch (...) {
+    if (count_existing(jobs) == 0) fs::remove_all(partial, ec);
+    throw;
+  }
+  publish_folder(partial, out);
+  for (const auto& j : jobs_into(parts, out)) report.outputs.push_back(j.output);
   return report;
 }
 

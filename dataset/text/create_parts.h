@@ -30,6 +30,7 @@ struct CreateReport {
   uint64_t bytes = 0;       // input text of the parts written
   double seconds = 0;
   long peak_rss_kb = 0;     // largest peak RSS of one worker (this process when jobs = 1)
+  std::vector<std::string> outputs;  // create_folder: every part's output, in OUT, in the parts' order
 };
 
 // One part; returns the number of instances.
@@ -40,5 +41,15 @@ int64_t create_part(const CreateJob& job, const Vocab& vocab, const GeneratorOpt
 // is thrown (DataError naming the file).
 CreateReport create_parts(const std::vector<CreateJob>& jobs, const Vocab& vocab, const GeneratorOptions& opt,
                           int workers, bool resume, const std::function<void(const CreateProgress&)>& progress);
+
+// `bert-data create` and prepare's step 1: OUT/<part name>.hdf5 for every part, made in OUT.partial and renamed
+// to OUT when every output is there, so a failed or killed run never leaves a set that looks whole. Without
+// `resume`, OUT must not exist (or be empty) and OUT.partial must hold no part. With `resume`, the finished
+// outputs of OUT.partial are kept and the rest made; a complete OUT that lacks some outputs (new parts) is
+// moved back to OUT.partial for that. On an error, OUT.partial is kept when it holds finished outputs (the
+// error then says so) and removed when not.
+CreateReport create_folder(const std::vector<std::string>& parts, const std::string& out, const Vocab& vocab,
+                           const GeneratorOptions& opt, int workers, bool resume,
+                           const std::function<void(const CreateProgress&)>& progress);
 
 }  // namespace bert::data::text

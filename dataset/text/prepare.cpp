@@ -2,11 +2,11 @@
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <sys/statvfs.h>
 
 #include "trainer/data/data_error.h"
 #include "dataset/dataset_tools.h"
+#include "dataset/output_folder.h"
 #include "dataset/text/create_parts.h"
 
 namespace bert::data::text {
@@ -68,17 +68,16 @@ void folder_step(const fs::path& dir, const char* what, F&& make) {
     fmt::print("prepare: {}: done before ({})\n", what, dir.string());
     return;
   }
-  const fs::path partial = dir.string() + ".partial";
+  const std::string partial = partial_folder(dir.string());
   std::error_code ec;
   fs::remove_all(partial, ec);
   fmt::print("prepare: {} -> {}\n", what, dir.string());
   std::fflush(stdout);
-  make(partial.string());
-  fs::rename(partial, dir, ec);
-  if (ec) throw DataError(fmt::format("{}: cannot rename from {}: {}", dir.string(), partial.string(), ec.message()));
+  make(partial);
+  publish_folder(partial, dir.string());
 }
 
-// Runs `make(tmp_file)` unless `file` exists, then renames.
+// Runs `make(file)` unless `file` exists; every writer it calls writes FILE.tmp and renames it when complete.
 template <typename F>
 void file_step(const fs::path& file, const char* what, F&& make) {
   if (path_exists(file)) {
@@ -95,16 +94,6 @@ Progress step_progress(const char* what) {
   return [what](int64_t done, int64_t total) {
     if (done == total || done % 100 == 0) fmt::print(stderr, "  [{}/{}] {}\n", done, total, what);
   };
-}
-
-void write_chk(const std::vector<std::string>& files, const fs::path& chk) {
-  const std::string tmp = chk.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    for (const auto& f : files) out << chk_line(f) << "\n";
-    if (!out) throw DataError(fmt::format("{}: write failed", tmp));
-  }
-  fs::rename(tmp, chk);
 }
 
 }  // namespace
@@ -144,19 +133,15 @@ void prepare(const PrepareOptions& opt) {
                                 opt.out, static_cast<double>(space.needed) / 1e9, static_cast<double>(space.available) / 1e9));
   const Limits fixed_lim{vocab.num_ids(), opt.gen.max_seq_length, opt.gen.max_predictions_per_seq};
 
-  // 1. create, resumable per part.
-  fs::create_directories(l.training);
-  std::vector<CreateJob> jobs;
-  for (const auto& p : parts) jobs.push_back({p, (l.training / (fs::path(p).filename().string() + ".hdf5")).string()});
+  // 1. create, resumable per part (in training.partial until every part is there).
   fmt::print("prepare: create -> {}\n", l.training.string());
   std::fflush(stdout);
-  const CreateReport r = create_parts(jobs, vocab, opt.gen, opt.jobs, true, [](const CreateProgress& p) {
+  const CreateReport r = create_folder(parts, l.training.string(), vocab, opt.gen, opt.jobs, true, [](const CreateProgress& p) {
     fmt::print(stderr, "  [{}/{}] parts, {:.2f} MB/s\n", p.parts_done, p.parts_total,
                p.seconds > 0 ? static_cast<double>(p.bytes_done) / 1e6 / p.seconds : 0.0);
   });
   fmt::print("prepare: create: {} part(s) written, {} done before\n", r.parts, r.skipped);
-  std::vector<std::string> created;
-  for (const auto& j : jobs) created.push_back(j.output);
+  const std::vector<std::string>& created = r.outputs;
 
   // 2-4. chop, variable length, shuffle.
   fs::create_directories(l.t4320);
