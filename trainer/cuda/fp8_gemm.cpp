@@ -36,6 +36,18 @@ cudaDataType_t cuda_type(Fp8OutType t) {
   return CUDA_R_16BF;
 }
 
+const char* fp8_name(model::Fp8Format f) { return f == model::Fp8Format::e4m3 ? "e4m3" : "e5m2"; }
+
+const char* out_name(Fp8OutType t) {
+  switch (t) {
+    case Fp8OutType::bf16: return "bf16";
+    case Fp8OutType::f32: return "f32";
+    case Fp8OutType::e4m3: return "e4m3";
+    case Fp8OutType::e5m2: return "e5m2";
+  }
+  return "?";
+}
+
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 std::string shape(const Fp8GemmArgs& a) {
@@ -50,6 +62,7 @@ Fp8Gemm::Fp8Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
 }
 
 Fp8Gemm::~Fp8Gemm() {
+  if (c16_) cudaFree(c16_);
   if (workspace_) cudaFree(workspace_);
   if (handle_) cublasLtDestroy(handle_);
 }
@@ -85,7 +98,19 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
   }
   BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.a, cuda_type(a.w.format), a.k, a.cols, ldw));
   BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.b, cuda_type(a.x.format), a.k, a.rows, ldx));
-  // C is D itself (an FP8 D takes a bf16 C layout, never read: beta 0; as Transformer Engine)
+  // C is D itself, except for an FP8 D: a bf16 C of its own (never read: beta 0), as NVIDIA's FP8 sample
+  void* c = a.d;
+  if (fp8_out) {
+    const size_t bytes = static_cast<size_t>(a.cols) * static_cast<size_t>(a.rows) * 2;
+    if (bytes > c16_bytes_) {
+      if (c16_) BERT_CUDA_CHECK(cudaFree(c16_));
+      c16_ = nullptr;
+      c16_bytes_ = 0;
+      BERT_CUDA_CHECK(cudaMalloc(&c16_, bytes));
+      c16_bytes_ = bytes;
+    }
+    c = c16_;
+  }
   BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.c, fp8_out ? CUDA_R_16BF : cuda_type(a.d_type), a.cols, a.rows,
                                                fp8_out ? a.cols : ldd));
   BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.d, cuda_type(a.d_type), a.cols, a.rows, ldd));
@@ -100,8 +125,14 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
     throw CudaError("cuBLASLt: no FP8 algorithm for " + shape(a) + " (" + cublasLtGetStatusString(hs) +
                     "; FP8 needs sm_89 or later)");
   const float alpha = 1.f;
-  BERT_CUBLAS_CHECK(cublasLtMatmul(handle_, ds.op, &alpha, a.w.p, ds.a, a.x.p, ds.b, &a.beta, a.d,
-                                   ds.c, a.d, ds.d, &heur.algo, workspace_, workspace_bytes_, stream));
+  const cublasStatus_t st = cublasLtMatmul(handle_, ds.op, &alpha, a.w.p, ds.a, a.x.p, ds.b, &a.beta, c, ds.c, a.d,
+                                           ds.d, &heur.algo, workspace_, workspace_bytes_, stream);
+  if (st != CUBLAS_STATUS_SUCCESS)  // which call of the model it was: its shape, types and strides
+    throw CudaError("cuBLASLt FP8 matmul " + shape(a) + " (rows x cols x k; x " + fp8_name(a.x.format) + " ld " +
+                    std::to_string(ldx) + ", w " + fp8_name(a.w.format) + " ld " + std::to_string(ldw) + ", d " +
+                    out_name(a.d_type) + " ld " + std::to_string(ldd) + ", beta " + std::to_string(a.beta) +
+                    (a.bias ? ", bias" : "") + (a.fast_accum ? ", fast accumulation" : "") +
+                    "): " + cublasLtGetStatusString(st));
 }
 
 }  // namespace bert::cuda

@@ -58,6 +58,10 @@ class Fp8Gemm {
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_;
+  // An FP8 D takes a bf16 C of its own (cuBLASLt refuses C == D with another type; beta is 0, so it is never
+  // read): grown on first use, so FP8-output GEMMs run eagerly, outside graph capture.
+  void* c16_ = nullptr;
+  size_t c16_bytes_ = 0;
 };
 
 }  // namespace bert::cuda
