@@ -15,11 +15,12 @@ struct BackendStatus {
   std::string evidence;  // what verified it, or why it is not
 };
 
-BackendStatus backend_status(Backend backend);
+BackendStatus backend_status(Backend backend, Precision precision);
 
 // The status a device run gives the CUDA backend: `run_json` is one entry of bench/results/gpu.json
 // (commit, date, device, driver, tests [{name, status PASS|FAIL|TIMEOUT|SKIP|NOT RUN}], not_verified).
-// Verified when every test passed or was skipped; throws std::runtime_error on an entry without them.
-BackendStatus cuda_status_of_run(const std::string& run_json);
+// Verified for `precision` when every test of it passed or was skipped (the FP8 tests, named `*fp8*`, count
+// only for fp8; the evidence names every test's outcome); throws std::runtime_error on an entry without them.
+BackendStatus cuda_status_of_run(const std::string& run_json, Precision precision);
 
 }  // namespace bert::trainer

@@ -296,8 +296,9 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   if (plan.trainer_run.kind == TrainerKind::External) {
     plan.trainer_status = "external trainer: not verified by this project (its own implementation)";
   } else {
-    const trainer::BackendStatus status = trainer::backend_status(inputs.backend);
-    plan.trainer_status = std::string(trainer::backend_name(inputs.backend)) + " backend: " +
+    const trainer::BackendStatus status = trainer::backend_status(inputs.backend, inputs.precision);
+    plan.trainer_status = std::string(trainer::backend_name(inputs.backend)) + " backend, " +
+                          trainer::to_string(inputs.precision) + ": " +
                           (status.verified ? "verified: " : "NOT VERIFIED: ") + status.evidence;
   }
   plan.system_json = make_system_json(cfg, plan);

@@ -27,11 +27,11 @@ Plan plan_of(std::vector<std::string> sets) { return plan_from(kNode, "t.yaml", 
 TEST_CASE("the dry-run names the trainer and whether its backend was verified") {
   Plan p = plan_of({});  // GPU ranks: the cuda backend
   CHECK(p.trainer_program == "/b/trainer-cuda");
-  CHECK(p.trainer_status == "cuda backend: " + std::string(bert::trainer::backend_status(bert::trainer::Backend::Cuda).verified ? "verified: " : "NOT VERIFIED: ") +
-                                bert::trainer::backend_status(bert::trainer::Backend::Cuda).evidence);
+  const auto cuda = bert::trainer::backend_status(bert::trainer::Backend::Cuda, bert::trainer::Precision::bf16);
+  CHECK(p.trainer_status == "cuda backend, bf16: " + std::string(cuda.verified ? "verified: " : "NOT VERIFIED: ") + cuda.evidence);
   CHECK(p.trainer_status.find("last device run: ") != std::string::npos);
   p = plan_of({"binding.unit=socket", "nodes.gpus_per_node=0", "topology.gpu_numa_map=[]"});
-  CHECK(p.trainer_status.rfind("cpu backend: verified: ", 0) == 0);
+  CHECK(p.trainer_status.rfind("cpu backend, fp32: verified: ", 0) == 0);
   CHECK(Plan::from_json(p.to_json()).trainer_status == p.trainer_status);
 }
 
