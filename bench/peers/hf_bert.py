@@ -168,6 +168,7 @@ def main():
             tflop += flops_per_step(fcfg, dump["batches"][k])
         loss = float(loss_t)
     med = statistics.median(times)
+    free_b, total_b = torch.cuda.mem_get_info()  # as bench/trainer_throughput reads it: total - free, context included
     seq_per_step, tflop_per_step = seqs / args.steps, tflop / args.steps
     print(json.dumps({
         "bench": "trainer_throughput", "implementation": "pytorch_transformers",
@@ -179,6 +180,8 @@ def main():
         "model_tflops": tflop_per_step / (med / 1e3), "peak_tflops": args.peak_tflops,
         "mfu": tflop_per_step / (med / 1e3) / args.peak_tflops, "last_loss": loss,
         "torch": torch.__version__, "transformers": transformers.__version__,
+        "device_memory_in_use_gib": (total_b - free_b) / 2**30,
+        "max_allocated_gib": torch.cuda.max_memory_allocated() / 2**30,
         "torch_compile": compiled, "attention": "sdpa", "mask": mask_form, "optimizer": "AdamW(fused)",
     }))
     return 0

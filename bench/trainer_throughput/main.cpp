@@ -210,6 +210,12 @@ int run(int argc, char** argv) {
     trainer.set_params(params);
     runs[p] = measure(trainer, batches, cfg, warmup, steps);
     runs[p]["cuda_graphs"] = trainer.graph_captured();
+    // Peak device memory: every buffer is allocated before the first step (graphs need fixed addresses),
+    // so what is in use after the timed steps (total - free, the CUDA context included) is the peak; the
+    // PyTorch peer reports the same reading.
+    size_t free_bytes = 0, total_bytes = 0;
+    BERT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    runs[p]["device_memory_in_use_gib"] = static_cast<double>(total_bytes - free_bytes) / (1ull << 30);
     if (profile && p == precision)
       runs[p]["profile"] = run_profile(trainer, batches, warmup + steps, profile_steps, !no_graph,
                                        runs[p]["step_ms_median"].get<double>(), cfg, static_cast<int64_t>(layout.total));

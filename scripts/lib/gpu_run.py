@@ -273,7 +273,9 @@ def run_in(stage_arg, src, out_dir, work, deadline, budget, only):
         if ours and peer and peer.get("seq_per_s"):
             figures["ratio_seq_per_s"] = ours["seq_per_s"] / peer["seq_per_s"]
             print(f"throughput {mode}: ours {ours['seq_per_s']:.1f} seq/s (MFU {ours['mfu']:.3f}), PyTorch "
-                  f"{peer['seq_per_s']:.1f} (MFU {peer['mfu']:.3f}), ratio {figures['ratio_seq_per_s']:.2f}")
+                  f"{peer['seq_per_s']:.1f} (MFU {peer['mfu']:.3f}), ratio {figures['ratio_seq_per_s']:.2f}"
+                  + (f"; device memory in use {ours['device_memory_in_use_gib']:.1f} vs {peer['device_memory_in_use_gib']:.1f} GiB"
+                     if "device_memory_in_use_gib" in ours and "device_memory_in_use_gib" in peer else ""))
     entry["complete"] = True
     write_results(out_dir, entry, work, mpath)
     statuses = [r["status"] for r in entry["tests"] + entry["steps"]]
