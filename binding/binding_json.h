@@ -4,23 +4,18 @@
 #include <nlohmann/json.hpp>
 
 #include "binding/binding.h"
+#include "common/json_fields.h"
 
 namespace bert::binding {
 
 using ojson = nlohmann::ordered_json;
 
-void to_json(ojson& j, const Gpu& g);
-void from_json(const ojson& j, Gpu& g);
-void to_json(ojson& j, const Nic& n);
-void from_json(const ojson& j, Nic& n);
-void to_json(ojson& j, const SkippedDevice& d);
-void from_json(const ojson& j, SkippedDevice& d);
-void to_json(ojson& j, const NumaNode& n);
-void from_json(const ojson& j, NumaNode& n);
-void to_json(ojson& j, const NodeTopology& t);
-void from_json(const ojson& j, NodeTopology& t);
-void to_json(ojson& j, const RankBinding& b);
-void from_json(const ojson& j, RankBinding& b);
+BERT_JSON_DECLARE(ojson, Gpu)
+BERT_JSON_DECLARE(ojson, Nic)
+BERT_JSON_DECLARE(ojson, SkippedDevice)
+BERT_JSON_DECLARE(ojson, NumaNode)
+BERT_JSON_DECLARE(ojson, NodeTopology)
+BERT_JSON_DECLARE(ojson, RankBinding)
 
 // Policy names as users write them in a system YAML: "exclusive", "exclusive-nosmt", "node", "socket",
 // "none", "map"; memory "node", "none", "map"; unit "gpu", "socket", "numa". parse_* return false on

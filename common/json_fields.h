@@ -69,6 +69,11 @@ T fields_from_json(const J& j, const Fields& fields) {
   void to_json(J& j, const TYPE& v) { ::bert::write_fields(j, v, TABLE); }         \
   void from_json(const J& j, TYPE& v) { ::bert::read_fields(j, v, TABLE); }
 
+// The declarations of TYPE's to_json/from_json (in a header; BERT_JSON_FIELDS defines them).
+#define BERT_JSON_DECLARE(J, TYPE)   \
+  void to_json(J& j, const TYPE& v); \
+  void from_json(const J& j, TYPE& v);
+
 // to_json/from_json of the enum E as its word in the table NAMES (common/enum_names.h); reading a word
 // outside the table throws std::invalid_argument.
 #define BERT_JSON_ENUM(J, E, NAMES)                                                               \

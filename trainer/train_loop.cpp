@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <cmath>
+#include <utility>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -60,30 +61,34 @@ void save_weights(const std::string& path, const model::ParamLayout& layout, con
 void log_submission_and_hyperparameters(results::MLLogger& log, const RunConfig& cfg,
                                         const model::ParamLayout& layout, double gbs) {
   const optim::LrSchedule sched = lr_schedule(cfg);
-  log.event(k::kSubmissionBenchmark, "bert");
-  log.event(k::kSubmissionOrg, cfg.submission_org);
-  log.event(k::kSubmissionDivision, cfg.submission_division);
-  log.event(k::kSubmissionStatus, cfg.submission_status);
-  log.event(k::kSubmissionPlatform, cfg.submission_platform);
-  log.event(k::kSeed, cfg.seed);
-  log.event(k::kGlobalBatchSize, gbs == std::floor(gbs) ? json(static_cast<int64_t>(gbs)) : json(gbs));
-  log.event(k::kDBatchSize, cfg.batch_size);
-  log.event(k::kGradientAccumulationSteps, cfg.gradient_accumulation_steps);
-  log.event(k::kMaxSequenceLength, cfg.max_seq_length);
-  log.event(k::kMaxPredictionsPerSeq, cfg.max_predictions_per_seq);
-  log.event(k::kOptLearningRateTrainingSteps, cfg.max_steps);
-  log.event(k::kNumWarmupSteps, sched.warmup_steps);
+  // The submission's identity and every hyperparameter the BERT rules ask for, in the log's order.
+  const std::pair<std::string_view, json> events[] = {
+      {k::kSubmissionBenchmark, "bert"},
+      {k::kSubmissionOrg, cfg.submission_org},
+      {k::kSubmissionDivision, cfg.submission_division},
+      {k::kSubmissionStatus, cfg.submission_status},
+      {k::kSubmissionPlatform, cfg.submission_platform},
+      {k::kSeed, cfg.seed},
+      {k::kGlobalBatchSize, gbs == std::floor(gbs) ? json(static_cast<int64_t>(gbs)) : json(gbs)},
+      {k::kDBatchSize, cfg.batch_size},
+      {k::kGradientAccumulationSteps, cfg.gradient_accumulation_steps},
+      {k::kMaxSequenceLength, cfg.max_seq_length},
+      {k::kMaxPredictionsPerSeq, cfg.max_predictions_per_seq},
+      {k::kOptLearningRateTrainingSteps, cfg.max_steps},
+      {k::kNumWarmupSteps, sched.warmup_steps},
+      {k::kOptBaseLearningRate, cfg.learning_rate},
+      {k::kOptLambEpsilon, cfg.lamb_epsilon},
+      {k::kOptEpsilon, cfg.lamb_epsilon},
+      {k::kOptLambBeta1, cfg.lamb_beta_1},
+      {k::kOptLambBeta2, cfg.lamb_beta_2},
+      {k::kOptLambWeightDecayRate, cfg.weight_decay_rate},
+      {k::kOptLearningRateWarmupSteps, sched.warmup_steps},
+      {k::kOptLambLearningRateDecayPolyPower, sched.power},
+      {k::kStartWarmupStep, cfg.start_warmup_step},
+  };
+  for (const auto& [key, value] : events) log.event(key, value);
   for (const model::ParamInfo& p : layout.tensors)
     log.event(k::kWeightsInitialization, nullptr, {{"tensor", p.name}});
-  log.event(k::kOptBaseLearningRate, cfg.learning_rate);
-  log.event(k::kOptLambEpsilon, cfg.lamb_epsilon);
-  log.event(k::kOptEpsilon, cfg.lamb_epsilon);
-  log.event(k::kOptLambBeta1, cfg.lamb_beta_1);
-  log.event(k::kOptLambBeta2, cfg.lamb_beta_2);
-  log.event(k::kOptLambWeightDecayRate, cfg.weight_decay_rate);
-  log.event(k::kOptLearningRateWarmupSteps, sched.warmup_steps);
-  log.event(k::kOptLambLearningRateDecayPolyPower, sched.power);
-  log.event(k::kStartWarmupStep, cfg.start_warmup_step);
 }
 
 std::string eta_text(double seconds) {

@@ -85,18 +85,18 @@ TEST_CASE("run config: JSON is accepted and missing keys keep their defaults") {
 }
 
 TEST_CASE("run config: errors name file, line, column and key") {
-  const std::string e1 = error_of("model:\n  size: tiny\noptimizer:\n  learning_rate: fast\n");
-  CHECK(e1.find(":4:18: optimizer.learning_rate: expected a number") != std::string::npos);
-  const std::string e2 = error_of("batch:\n  batchsize: 4\n");
-  CHECK(e2.find(":2:3: batch.batchsize: unknown key") != std::string::npos);
-  const std::string e3 = error_of("model: {size: huge}\n");
-  CHECK(e3.find(":1:15: model.size: 'huge' is not one of tiny, base, large, custom") != std::string::npos);
-  const std::string e4 = error_of("batch: {batch_size: 0}\n");
-  CHECK(e4.find(":1:21: batch.batch_size: must be >= 1, got 0") != std::string::npos);
-  const std::string e5 = error_of("model: [1, 2\n");
-  CHECK(e5.find("not valid YAML") != std::string::npos);
-  const std::string e6 = error_of("weights: {}\n");
-  CHECK(e6.find("weights: unknown group") != std::string::npos);
+  const std::pair<const char*, const char*> cases[] = {  // run config -> what its error must say
+      {"model:\n  size: tiny\noptimizer:\n  learning_rate: fast\n", ":4:18: optimizer.learning_rate: expected a number"},
+      {"batch:\n  batchsize: 4\n", ":2:3: batch.batchsize: unknown key"},
+      {"model: {size: huge}\n", ":1:15: model.size: 'huge' is not one of tiny, base, large, custom"},
+      {"batch: {batch_size: 0}\n", ":1:21: batch.batch_size: must be >= 1, got 0"},
+      {"model: [1, 2\n", "not valid YAML"},
+      {"weights: {}\n", "weights: unknown group"},
+  };
+  for (const auto& [yaml, expected] : cases) {
+    CAPTURE(yaml);
+    CHECK(error_of(yaml).find(expected) != std::string::npos);
+  }
 }
 
 TEST_CASE("run config: precision follows the backend unless given; cpu fp32 or bf16, cuda bf16 or fp8") {
