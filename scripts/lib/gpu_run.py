@@ -155,7 +155,7 @@ def summary(status, log):
     if status == "PASS":
         doctest = [line for line in lines if line.startswith("[doctest] test cases:")]
         return doctest[-1] if doctest else (lines[-1] if lines else "")
-    failed = [line for line in lines if "ERROR" in line or "FAIL" in line or "error" in line]
+    failed = [line for line in lines if "ERROR" in line or "FAIL" in line or "error" in line.lower()]
     return " | ".join((failed or lines)[-3:])[:600]
 
 
@@ -247,8 +247,12 @@ def run_in(stage_arg, src, out_dir, work, deadline, budget, only):
         left = deadline - time.monotonic() - RESERVE_S
         row = {"name": step.name, "limit_s": step.limit}
         unmet = [n for n in step.needs if results.get(n) != "PASS"]
+        if step.needs_any and not any(results.get(n) == "PASS" for n in step.needs_any):
+            unmet.append(" or ".join(step.needs_any))
         if unmet:
             row.update(status="SKIP", detail=f"needs {', '.join(unmet)} to pass")
+        elif step.unless and results.get(step.unless) == "PASS":
+            row.update(status="SKIP", detail=f"{step.unless} passed")
         elif step.flag and not flag_known(tp, step.flag, env):
             row.update(status="SKIP", detail=f"trainer_throughput has no {step.flag} yet")
         elif left < 10:

@@ -362,7 +362,7 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
                       st);
     mark(Op::AttnOutFwd);
     if (s.fp8)
-      s.fp8->attn_out_forward(l, a.ctx.get(), P16, a.ao.get(), T, st);
+      s.fp8->attn_out_forward(l, a.ctx.get(), a.ao.get(), T, st);
     else
       s.gemm.forward(a.ctx.get(), P16 + o.ao_w, WeightLayout::KernelInOut, P16 + o.ao_b, a.ao.get(), T, H, H, false,
                      nullptr, st);
@@ -381,13 +381,13 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
     layernorm_forward(l1, st);
     mark(Op::FfnInFwd);
     if (s.fp8)
-      s.fp8->ffn_in_forward(l, a.h1.get(), P16, a.pre.get(), T, st);
+      s.fp8->ffn_in_forward(l, a.h1.get(), a.pre.get(), T, st);
     else
       s.gemm.forward(a.h1.get(), P16 + o.i_w, WeightLayout::KernelInOut, P16 + o.i_b, a.act.get(), T, H, I, true,
                      a.pre.get(), st);
     mark(Op::FfnOutFwd);
     if (s.fp8)
-      s.fp8->ffn_out_forward(l, a.pre.get(), P16, a.fo.get(), T, st);
+      s.fp8->ffn_out_forward(l, a.pre.get(), a.fo.get(), T, st);
     else
       s.gemm.forward(a.act.get(), P16 + o.o_w, WeightLayout::KernelInOut, P16 + o.o_b, a.fo.get(), T, I, H, false,
                      nullptr, st);

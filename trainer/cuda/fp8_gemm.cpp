@@ -50,6 +50,22 @@ const char* out_name(Fp8OutType t) {
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// The largest power of two (at most 256) dividing the address. The heuristic assumes 256-byte-aligned
+// matrices unless told otherwise, and an algorithm it picks on that assumption is refused by
+// cublasLtMatmul (NOT_SUPPORTED) for a matrix at a smaller alignment (a column block, a tensor inside a
+// flat buffer).
+uint32_t alignment(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  uint32_t al = 256;
+  while (al > 1 && a % al) al /= 2;
+  return al;
+}
+
+void set_min_alignment(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void* p) {
+  const uint32_t al = alignment(p);
+  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &al, sizeof(al)));
+}
+
 std::string shape(const Fp8GemmArgs& a) {
   return std::to_string(a.rows) + "x" + std::to_string(a.cols) + "x" + std::to_string(a.k);
 }
@@ -117,22 +133,37 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
   BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&ds.pref));
   BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                          &workspace_bytes_, sizeof(workspace_bytes_)));
-  cublasLtMatmulHeuristicResult_t heur{};
+  set_min_alignment(ds.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, a.w.p);
+  set_min_alignment(ds.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, a.x.p);
+  set_min_alignment(ds.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, c);
+  set_min_alignment(ds.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, a.d);
+  // which call of the model it was: its shape, types, strides and alignments
+  const auto what = [&] {
+    return shape(a) + " (rows x cols x k; x " + fp8_name(a.x.format) + " ld " + std::to_string(ldx) + " at " +
+           std::to_string(alignment(a.x.p)) + " B, w " + fp8_name(a.w.format) + " ld " + std::to_string(ldw) + " at " +
+           std::to_string(alignment(a.w.p)) + " B, d " + out_name(a.d_type) + " ld " + std::to_string(ldd) + " at " +
+           std::to_string(alignment(a.d)) + " B, beta " + std::to_string(a.beta) +
+           (a.bias ? ", bias at " + std::to_string(alignment(a.bias)) + " B" : std::string()) +
+           (a.fast_accum ? ", fast accumulation" : "") + ")";
+  };
+  // The heuristic's candidates, best first; the next one where cublasLtMatmul refuses one.
+  constexpr int kCandidates = 4;
+  cublasLtMatmulHeuristicResult_t heur[kCandidates] = {};
   int found = 0;
   const cublasStatus_t hs =
-      cublasLtMatmulAlgoGetHeuristic(handle_, ds.op, ds.a, ds.b, ds.c, ds.d, ds.pref, 1, &heur, &found);
+      cublasLtMatmulAlgoGetHeuristic(handle_, ds.op, ds.a, ds.b, ds.c, ds.d, ds.pref, kCandidates, heur, &found);
   if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
-    throw CudaError("cuBLASLt: no FP8 algorithm for " + shape(a) + " (" + cublasLtGetStatusString(hs) +
-                    "; FP8 needs sm_89 or later)");
+    throw CudaError("cuBLASLt: no FP8 algorithm for " + what() + ": " + cublasLtGetStatusString(hs) +
+                    " (FP8 needs sm_89 or later)");
   const float alpha = 1.f;
-  const cublasStatus_t st = cublasLtMatmul(handle_, ds.op, &alpha, a.w.p, ds.a, a.x.p, ds.b, &a.beta, c, ds.c, a.d,
-                                           ds.d, &heur.algo, workspace_, workspace_bytes_, stream);
-  if (st != CUBLAS_STATUS_SUCCESS)  // which call of the model it was: its shape, types and strides
-    throw CudaError("cuBLASLt FP8 matmul " + shape(a) + " (rows x cols x k; x " + fp8_name(a.x.format) + " ld " +
-                    std::to_string(ldx) + ", w " + fp8_name(a.w.format) + " ld " + std::to_string(ldw) + ", d " +
-                    out_name(a.d_type) + " ld " + std::to_string(ldd) + ", beta " + std::to_string(a.beta) +
-                    (a.bias ? ", bias" : "") + (a.fast_accum ? ", fast accumulation" : "") +
-                    "): " + cublasLtGetStatusString(st));
+  std::string refused;
+  for (int i = 0; i < found; ++i) {
+    const cublasStatus_t st = cublasLtMatmul(handle_, ds.op, &alpha, a.w.p, ds.a, a.x.p, ds.b, &a.beta, c, ds.c, a.d,
+                                             ds.d, &heur[i].algo, workspace_, workspace_bytes_, stream);
+    if (st == CUBLAS_STATUS_SUCCESS) return;
+    refused += std::string(i ? "; " : "") + "candidate " + std::to_string(i + 1) + ": " + cublasLtGetStatusString(st);
+  }
+  throw CudaError("cuBLASLt FP8 matmul " + what() + ": every candidate of the heuristic refused: " + refused);
 }
 
 }  // namespace bert::cuda
