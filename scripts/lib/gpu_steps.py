@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 DEFAULT_TEST_LIMIT = 60
 TEST_LIMITS = {
     "cuda_model": 120,
+    "cuda_fp8_model": 120,  # 1,000 steps of tiny and of base BERT besides the step checks
     "cuda_convergence": 90,  # the goal is under 60 s; its time is in the results table
     "trainer_cuda_backend_step": 120,
     "trainer_cuda_local_recipe": 90,
