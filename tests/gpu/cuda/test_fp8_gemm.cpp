@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "tests/gpu/cuda/fp8_test.h"
 #include "tests/gpu/cuda/gpu_test.h"
@@ -159,6 +160,45 @@ TEST_CASE("FP8 GEMM, row strides larger than k (a column block of a wider tensor
   gemm.run(a, nullptr);
   sync();
   CHECK(rel_l2(download_bf16(y), q.ref) < 5e-3);
+}
+
+TEST_CASE("FP8 GEMM: where the scale factors sit (offset in an array) and the stream, one at a time") {
+  require_fp8_device();
+  // The first device runs refused (NOT_SUPPORTED, every heuristic candidate) the model's GEMMs, whose
+  // scale_inv pointers sit inside one array and which run on a stream; the single-GEMM tests (scalars of
+  // their own, stream 0) passed. Each factor alone, every combination reported before the checks.
+  const Problem p{128, 96, 128, Fp8Format::e4m3, Fp8Format::e4m3, 64.f, 4096.f};
+  const Quantized q = make(p, 17);
+  const OnDevice dev(p, q);
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  std::vector<float> host(256, 0.f);
+  int failures = 0;
+  for (const int offset : {0, 1, 2, 4, 64})
+    for (const bool on_stream : {false, true}) {
+      host.assign(256, 0.f);
+      host[static_cast<size_t>(offset)] = 1.f / p.x_scale;
+      host[static_cast<size_t>(offset) + 128] = 1.f / p.w_scale;
+      auto scales = DeviceBuffer<float>::from(host);
+      auto y = poisoned<bf16>(static_cast<size_t>(p.rows) * p.cols);
+      Fp8Gemm gemm;
+      Fp8GemmArgs a = dev.args(p, y.get());
+      a.x.scale_inv = scales.get() + offset;
+      a.w.scale_inv = scales.get() + 128 + offset;
+      std::string result = "ok";
+      try {
+        gemm.run(a, on_stream ? stream : nullptr);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        if (!(rel_l2(download_bf16(y), q.ref) < 5e-3)) result = "wrong result";
+      } catch (const CudaError& e) {
+        result = e.what();
+      }
+      if (result != "ok") ++failures;
+      MESSAGE("scale_inv at +" << offset * 4 << " B, " << (on_stream ? "stream" : "stream 0") << ": "
+                               << result.substr(0, 160));
+    }
+  cudaStreamDestroy(stream);
+  CHECK(failures == 0);
 }
 
 TEST_CASE("FP8 GEMM with operands at 16-byte alignment, scales inside an array, on a stream (as in the model)") {
