@@ -8,6 +8,10 @@
 //        sequence are set to 0.
 // Dropout on the probabilities uses dropout_spec.h with element (q * heads + head) * seq_len + k
 // for flat query token q and key position k in the sequence; the normaliser uses undropped probabilities.
+// keep_bits (optional, dropout on, seq_len % 32 == 0): the forward writes every keep flag, one bit per
+// element, and the backward reads them instead of drawing the masks again: word
+// (head * tokens + q) * (seq_len / 32) + k / 32, bit k % 32, for query token q and key position k
+// (words of queries outside every sequence, and of keys past a sequence's end, are not written).
 // Pointers must be 32-byte aligned (tensor-core fragment loads).
 #pragma once
 #include <cuda_bf16.h>
@@ -39,7 +43,10 @@ struct AttentionForwardArgs {
   DropoutSpec dropout;
   __nv_bfloat16* out = nullptr;
   float* lse = nullptr;                 // [heads, tokens] natural-log logsumexp of the scaled scores
+  uint32_t* keep_bits = nullptr;        // [heads, tokens, seq_len / 32] (attention_keep_words) or null
 };
+// Words of the keep bits for a shape (0 where seq_len % 32 != 0: no keep bits then).
+size_t attention_keep_words(const AttentionShape& s);
 void attention_forward(const AttentionForwardArgs& a, cudaStream_t stream);
 
 struct AttentionBackwardArgs {
@@ -53,6 +60,7 @@ struct AttentionBackwardArgs {
   DropoutSpec dropout;
   __nv_bfloat16* dqkv = nullptr;        // [tokens, 3 * heads * 64], fully written (0 outside sequences)
   float* scratch = nullptr;             // attention_backward_scratch_floats(shape)
+  const uint32_t* keep_bits = nullptr;  // the forward's (same dropout), or null: the masks drawn again
 };
 size_t attention_backward_scratch_floats(const AttentionShape& s);
 void attention_backward(const AttentionBackwardArgs& a, cudaStream_t stream);

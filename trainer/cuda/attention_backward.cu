@@ -38,6 +38,8 @@ __global__ void __launch_bounds__(kWarps * 32, 3) attention_backward_kernel(Atte
   tile.dvec = dvec + static_cast<size_t>(tile.head) * a.shape.tokens + tile.s0;
   tile.dq_acc = dq_acc;
   tile.dqkv = a.dqkv;
+  tile.keep_bits = a.keep_bits ? a.keep_bits + static_cast<size_t>(tile.head) * a.shape.tokens * (a.shape.seq_len / 32)
+                               : nullptr;
   mma::DeviceWarp w;
   attention_backward_tile(w, tile, sh, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
 }
@@ -60,6 +62,7 @@ size_t attention_backward_scratch_floats(const AttentionShape& s) {
 
 void attention_backward(const AttentionBackwardArgs& a, cudaStream_t stream) {
   check_shape(a.shape);
+  check_keep_bits(a.shape, a.keep_bits);
   if (a.shape.tokens == 0) return;
   const size_t hd = static_cast<size_t>(a.shape.heads) * D;
   const size_t n_dq = static_cast<size_t>(a.shape.tokens) * hd;

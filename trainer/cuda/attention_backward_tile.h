@@ -16,7 +16,9 @@
 // g & ~3 .. g | 3 (same t). Each of those 4 lanes (c = g & 3) draws, per 8-query block, the block of
 // query 2t + (c & 1) and keys 4 (g >> 2) + 8 (c >> 1) ..+3: one Philox call per 4 elements, the 4-bit
 // results of the 8 query blocks packed in one word, and 3 shuffles (lane ^ 4, ^ 8, ^ 12) per 64-query
-// tile give every lane the other three words.
+// tile give every lane the other three words. With the forward's keep bits (keep_bits), no Philox at
+// all: a lane reads the word of each of its 16 queries that holds its keys g and g+8 (key_w is a
+// multiple of 16, so both lie in one 32-key word).
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -43,7 +45,27 @@ struct BackwardTile : SequenceTile<T> {
   const float* dvec = nullptr; // Dq of the head, at the sequence's first token
   float* dq_acc = nullptr;     // [tokens, hd] fp32, added to
   T* dqkv = nullptr;           // [tokens, 3 * hd]: this block's dK, dV rows written
+  const uint32_t* keep_bits = nullptr;  // the forward's keep words of the head ([tokens, seq_len / 32]), or null
 };
+
+// key_major_keeps' bits from the forward's keep words: query 8 nb + 2t + (i & 1) of the tile, key
+// key_w + g + 8 (i >> 1). Queries at or past len, and a warp whose keys all lie past it, read nothing.
+template <class T>
+BERT_TILE_FN uint32_t stored_keeps(const BackwardTile<T>& a, int q0, int key_w, int lane) {
+  const int g = lane >> 2, t = lane & 3, wpr = a.seq_len / 32, off = (key_w & 31) + g;
+  if (key_w >= a.len) return 0u;
+  uint32_t bits = 0;
+  BERT_TILE_UNROLL
+  for (int nb = 0; nb < kTile / 8; ++nb)
+    BERT_TILE_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const int q = q0 + 8 * nb + 2 * t + j;
+      const uint32_t word = q < a.len ? a.keep_bits[static_cast<size_t>(a.s0 + q) * wpr + (key_w >> 5)] : 0u;
+      bits |= ((word >> off) & 1u) << (4 * nb + j);
+      bits |= ((word >> (off + 8)) & 1u) << (4 * nb + 2 + j);
+    }
+  return bits;
+}
 
 // Keep flags of the lane's S^T elements for one 64-query tile, as bit nb * 4 + i for block nb's C
 // element i (key g + 8 (i >> 1), query 8 nb + 2t + (i & 1)); keys from key_w (the warp's first key,
@@ -112,9 +134,10 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
     }
     w.sync();
     const uint32_t keeps =
-        drop ? key_major_keeps(w, a.dropout, static_cast<uint64_t>(a.s0) + q0, a.heads, a.head, a.seq_len, key_w, lane,
-                               aligned)
-             : ~0u;
+        !drop ? ~0u
+        : a.keep_bits ? stored_keeps(a, q0, key_w, lane)
+                      : key_major_keeps(w, a.dropout, static_cast<uint64_t>(a.s0) + q0, a.heads, a.head, a.seq_len,
+                                        key_w, lane, aligned);
 
     BERT_TILE_ROLLED
     for (int half = 0; half < 2; ++half) {

@@ -29,6 +29,11 @@ inline void check_shape(const AttentionShape& s) {
                     std::to_string(s.max_seqlen) + ", tokens " + std::to_string(s.tokens) + ")");
 }
 
+inline void check_keep_bits(const AttentionShape& s, const void* keep_bits) {
+  if (keep_bits && s.seq_len % 32)
+    throw CudaError("attention: keep bits need seq_len % 32 == 0 (seq_len " + std::to_string(s.seq_len) + ")");
+}
+
 // The block's SequenceTile: blockIdx.z = sequence, .y = head, .x = tile of kTile rows.
 template <class Args>
 __device__ __forceinline__ void set_sequence_tile(SequenceTile<bf16>& t, const Args& a) {

@@ -19,14 +19,21 @@ __global__ void __launch_bounds__(kWarps * 32, 4) attention_forward_kernel(Atten
   tile.tokens = a.shape.tokens;
   tile.out = a.out;
   tile.lse = a.lse;
+  tile.keep_bits = a.keep_bits ? a.keep_bits + static_cast<size_t>(tile.head) * a.shape.tokens * (a.shape.seq_len / 32)
+                               : nullptr;
   mma::DeviceWarp w;
   attention_forward_tile(w, tile, sh, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
 }
 
 }  // namespace
 
+size_t attention_keep_words(const AttentionShape& s) {
+  return s.seq_len % 32 ? 0 : static_cast<size_t>(s.heads) * s.tokens * (s.seq_len / 32);
+}
+
 void attention_forward(const AttentionForwardArgs& a, cudaStream_t stream) {
   check_shape(a.shape);
+  check_keep_bits(a.shape, a.keep_bits);
   if (a.shape.tokens == 0) return;
   // Rows of tokens outside every sequence (padding) must read as zeros downstream.
   BERT_CUDA_CHECK(cudaMemsetAsync(a.out, 0, static_cast<size_t>(a.shape.tokens) * a.shape.heads * D * sizeof(bf16), stream));

@@ -17,7 +17,9 @@
 //
 // Dropout: a lane holds keys 2t, 2t+1 of each 8-key column block for rows g and g+8; lanes t and t^1
 // split one aligned 4-key group, so each draws one Philox block (4 elements) for one of the two rows
-// and they swap halves with one shuffle: one Philox call per 4 elements.
+// and they swap halves with one shuffle: one Philox call per 4 elements. With keep_bits, the flags are
+// also written for the backward, one bit per element (attention.h's layout): a row's 32-key word is
+// the OR of the 4 lanes of its quad (two xor shuffles), and lane t writes one of the quad's 4 words.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -39,6 +41,7 @@ struct ForwardTile : SequenceTile<T> {
   int tokens = 0;
   T* out = nullptr;      // [tokens, hd]
   float* lse = nullptr;  // [heads, tokens]
+  uint32_t* keep_bits = nullptr;  // with dropout: the head's [tokens, seq_len / 32] keep words; null: none
 };
 
 constexpr int kKeyBlocks = kTile / 8;  // 8-key column blocks of a key tile (S n-tiles)
@@ -96,6 +99,7 @@ BERT_TILE_UNROLL
   const uint64_t row_stride = 8ull * a.heads * a.seq_len;  // element distance of rows g, g+8
   const uint64_t e_row0 = (static_cast<uint64_t>(a.s0 + a.row0 + warp * 16 + g) * a.heads + a.head) * a.seq_len;
   const bool aligned = a.seq_len % 4 == 0;
+  const bool keep_out = drop && a.keep_bits != nullptr;
 
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};  // rows g, g+8 (l: this lane's partial sum)
   float o[kDimBlocks][4];
@@ -157,6 +161,7 @@ BERT_TILE_UNROLL
 
     // P (undropped into the normaliser, dropped into O), as bf16 A fragments of 16-key chunks
     uint32_t pa[kTile / 16][4];
+    uint32_t kbits = 0;  // bit 4 nb + j: keep[j] of block nb (one register: the kernel is at its limit)
 BERT_TILE_UNROLL
     for (int nb = 0; nb < kKeyBlocks; ++nb) {
       float p[4];
@@ -169,11 +174,34 @@ BERT_TILE_UNROLL
         block_keeps(w, a.dropout, e_row0 + k0 + nb * 8, row_stride, t, aligned, keep);
 BERT_TILE_UNROLL
         for (int j = 0; j < 4; ++j) p[j] = keep[j] ? p[j] * dscale : 0.f;
+        kbits |= (uint32_t(keep[0]) | uint32_t(keep[1]) << 1 | uint32_t(keep[2]) << 2 | uint32_t(keep[3]) << 3) << (4 * nb);
       }
       // C (row g | g+8, keys 2t, 2t+1 of block nb) is A's (row g | g+8, cols 2t.. + 8*(nb & 1)) of
       // 16-key chunk nb/2: regs a0/a1 for the even block, a2/a3 for the odd one
       pa[nb >> 1][(nb & 1) * 2] = w.pack_bf16(p[0], p[1]);
       pa[nb >> 1][(nb & 1) * 2 + 1] = w.pack_bf16(p[2], p[3]);
+    }
+
+    if (keep_out) {
+      // the words of rows g | g+8 (r), keys k0 + 32 hh ..: this lane's bits at 8 (nb & 3) + 2t, +1, then
+      // the OR over the quad
+      uint32_t kw[2][2];
+BERT_TILE_UNROLL
+      for (int r = 0; r < 2; ++r)
+BERT_TILE_UNROLL
+        for (int hh = 0; hh < 2; ++hh) {
+          uint32_t word = 0;
+BERT_TILE_UNROLL
+          for (int n = 0; n < 4; ++n) word |= ((kbits >> (4 * (4 * hh + n) + 2 * r)) & 3u) << (8 * n + 2 * t);
+          word |= w.shfl_xor(word, 1);
+          word |= w.shfl_xor(word, 2);
+          kw[r][hh] = word;
+        }
+      const int r = t & 1, hh = t >> 1;  // lane t writes row g + 8r, keys k0 + 32 hh ..
+      const int q = a.row0 + warp * 16 + g + 8 * r;
+      const uint32_t word = r ? (hh ? kw[1][1] : kw[1][0]) : (hh ? kw[0][1] : kw[0][0]);
+      if (q < a.len && k0 + 32 * hh < a.len)
+        a.keep_bits[static_cast<size_t>(a.s0 + q) * (a.seq_len / 32) + (k0 >> 5) + hh] = word;
     }
 
     // O += P V: B[k = key][n = dim] = V[key][dim], rows = keys in shared memory, so B's reg j (keys

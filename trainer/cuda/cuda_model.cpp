@@ -36,6 +36,7 @@ size_t sz(int a, int b) { return static_cast<size_t>(a) * static_cast<size_t>(b)
 struct LayerActs {
   Buf<bf16> qkv, ctx, ao, h1, pre, act, fo, h2;
   Buf<float> lse, mean1, rstd1, mean2, rstd2;
+  Buf<uint32_t> keep_bits;  // attention dropout's keep flags, written by the forward for the backward
 };
 
 // LayerNorm without residual or dropout (embeddings, MLM transform).
@@ -120,6 +121,11 @@ struct CudaModel::State {
                        lim.static_shapes ? micro_step_dev.get() : nullptr};
   }
   AttentionShape attn_shape() const { return AttentionShape{T, seq_len, c.heads, S, max_len}; }
+  // The layer's keep-bit buffer when this pass drops attention probabilities (the backward reads what
+  // the forward of the same pass wrote), else null.
+  uint32_t* keep_bits(LayerActs& a) const {
+    return drop.enabled && c.attention_dropout > 0.f ? a.keep_bits.get() : nullptr;
+  }
   EmbeddingInputs emb_inputs() const { return EmbeddingInputs{ids.get(), pos.get(), seg.get(), mask.get(), T}; }
   // Q, K and V kernels (and biases) sit at one stride in the flat buffer: the fused QKV batch, writing
   // the column blocks of the [tokens, 3*hidden] qkv tensor.
@@ -188,6 +194,9 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
     a.pre = Buf<bf16>(sz(T, I));
     if (!s.fp8) a.act = Buf<bf16>(sz(T, I));  // fp8: the GELU output exists in FP8 only
     a.lse = Buf<float>(sz(c.heads, T));
+    if (c.attention_dropout > 0.f)  // seq_len % 32 != 0: none, the backward draws the masks again
+      if (const size_t words = attention_keep_words(AttentionShape{T, lim.seq_len, c.heads, Sx, lim.seq_len}))
+        a.keep_bits = Buf<uint32_t>(words);
     for (Buf<float>* b : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) *b = Buf<float>(T);
   }
   for (Buf<bf16>* b : {&s.mlm_in, &s.mlm_x, &s.mlm_act, &s.mlm_t, &s.dm_t, &s.dm_act, &s.dm_pre, &s.dm_in})
@@ -358,11 +367,11 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
                      3 * H, s.qkv_batch(o));
     mark(Op::AttentionFwd);
     attention_forward(AttentionForwardArgs{s.attn_shape(), a.qkv.get(), s.first.get(), s.lens.get(), s.spec(l, 0, pa),
-                                           a.ctx.get(), a.lse.get()},
+                                           a.ctx.get(), a.lse.get(), s.keep_bits(a)},
                       st);
     mark(Op::AttnOutFwd);
     if (s.fp8)
-      s.fp8->attn_out_forward(l, a.ctx.get(), a.ao.get(), T, st);
+      s.fp8->attn_out_forward(l, a.ctx.get(), P16, a.ao.get(), T, st);
     else
       s.gemm.forward(a.ctx.get(), P16 + o.ao_w, WeightLayout::KernelInOut, P16 + o.ao_b, a.ao.get(), T, H, H, false,
                      nullptr, st);
@@ -381,13 +390,13 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
     layernorm_forward(l1, st);
     mark(Op::FfnInFwd);
     if (s.fp8)
-      s.fp8->ffn_in_forward(l, a.h1.get(), a.pre.get(), T, st);
+      s.fp8->ffn_in_forward(l, a.h1.get(), P16, a.pre.get(), T, st);
     else
       s.gemm.forward(a.h1.get(), P16 + o.i_w, WeightLayout::KernelInOut, P16 + o.i_b, a.act.get(), T, H, I, true,
                      a.pre.get(), st);
     mark(Op::FfnOutFwd);
     if (s.fp8)
-      s.fp8->ffn_out_forward(l, a.pre.get(), a.fo.get(), T, st);
+      s.fp8->ffn_out_forward(l, a.pre.get(), P16, a.fo.get(), T, st);
     else
       s.gemm.forward(a.act.get(), P16 + o.o_w, WeightLayout::KernelInOut, P16 + o.o_b, a.fo.get(), T, I, H, false,
                      nullptr, st);
@@ -580,7 +589,7 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
     mark(Op::AttentionBwd);
     attention_backward(AttentionBackwardArgs{s.attn_shape(), a.qkv.get(), a.ctx.get(), s.dctx.get(), a.lse.get(),
                                              s.first.get(), s.lens.get(), s.spec(l, 0, pa), s.dqkv.get(),
-                                             s.attn_scratch.get()},
+                                             s.attn_scratch.get(), s.keep_bits(a)},
                        st);
     // Q, K, V (the forward's batch): data gradients summed into the residual gradient
     mark(Op::QkvBwd);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <tuple>
 
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/fp8_cast.h"
@@ -48,9 +47,6 @@ Fp8DenseLayers::Fp8DenseLayers(const model::ParamLayout& layout, int rows, int s
     L.w_o = DeviceBuffer<uint8_t>(sz(I, H));
     L.w_o_t = DeviceBuffer<uint8_t>(sz(H, I));
     L.qkv_bias = DeviceBuffer<bf16>(static_cast<size_t>(3 * H));
-    L.ao_bias = DeviceBuffer<bf16>(static_cast<size_t>(H));
-    L.i_bias = DeviceBuffer<bf16>(static_cast<size_t>(I));
-    L.o_bias = DeviceBuffer<bf16>(static_cast<size_t>(H));
     L.x_t = DeviceBuffer<uint8_t>(sz(H, T));
     L.ctx_t = DeviceBuffer<uint8_t>(sz(H, T));
     L.h1_t = DeviceBuffer<uint8_t>(sz(H, T));
@@ -89,13 +85,9 @@ void Fp8DenseLayers::cast_weights(const float* P, const bf16* P16, cudaStream_t 
     cast(o.ao_w, H, H, 0, 0, kAoW, L.w_ao.get(), L.w_ao_t.get());
     cast(o.i_w, H, I, 0, 0, kFc1W, L.w_i.get(), L.w_i_t.get());
     cast(o.o_w, I, H, 0, 0, kFc2W, L.w_o.get(), L.w_o_t.get());
-    // the three QKV biases contiguous for the fused projection's epilogue; the others copied as they are
+    // the three biases, contiguous for the fused projection's epilogue
     BERT_CUDA_CHECK(cudaMemcpy2DAsync(L.qkv_bias.get(), H * sizeof(bf16), P16 + o.q_b,
                                       static_cast<size_t>(o.k_b - o.q_b) * sizeof(bf16), H * sizeof(bf16), 3,
-                                      cudaMemcpyDeviceToDevice, st));
-    for (auto [dst, offset, n] : {std::tuple{L.ao_bias.get(), o.ao_b, H}, std::tuple{L.i_bias.get(), o.i_b, I},
-                                  std::tuple{L.o_bias.get(), o.o_b, H}})
-      BERT_CUDA_CHECK(cudaMemcpyAsync(dst, P16 + offset, static_cast<size_t>(n) * sizeof(bf16),
                                       cudaMemcpyDeviceToDevice, st));
   }
 }
@@ -177,23 +169,26 @@ void Fp8DenseLayers::qkv_forward(int l, const bf16* x, bf16* qkv, int T, cudaStr
                 L.qkv_bias.get(), qkv, T, H_, 3 * H_, st);
 }
 
-void Fp8DenseLayers::attn_out_forward(int l, const bf16* ctx, bf16* ao, int T, cudaStream_t st) {
+void Fp8DenseLayers::attn_out_forward(int l, const bf16* ctx, const bf16* P16, bf16* ao, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
+  const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   dense_forward(ctx, Fp8CastOp::identity, tensor(l, kAoIn), L.ctx_t.get(), L.w_ao_t.get(), tensor(l, kAoW),
-                L.ao_bias.get(), ao, T, H_, H_, st);
+                P16 + o.ao_b, ao, T, H_, H_, st);
 }
 
-void Fp8DenseLayers::ffn_in_forward(int l, const bf16* h1, bf16* pre, int T, cudaStream_t st) {
+void Fp8DenseLayers::ffn_in_forward(int l, const bf16* h1, const bf16* P16, bf16* pre, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
+  const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   dense_forward(h1, Fp8CastOp::identity, tensor(l, kFc1In), L.h1_t.get(), L.w_i_t.get(), tensor(l, kFc1W),
-                L.i_bias.get(), pre, T, H_, I_, st);
+                P16 + o.i_b, pre, T, H_, I_, st);
 }
 
-void Fp8DenseLayers::ffn_out_forward(int l, const bf16* pre, bf16* fo, int T, cudaStream_t st) {
+void Fp8DenseLayers::ffn_out_forward(int l, const bf16* pre, const bf16* P16, bf16* fo, int T, cudaStream_t st) {
   Layer& L = layers_[static_cast<size_t>(l)];
+  const model::LayerOffsets& o = layout_.layer[static_cast<size_t>(l)];
   // GELU(pre) exists only as its FP8 copies, written by the cast
-  dense_forward(pre, Fp8CastOp::gelu, tensor(l, kFc2In), L.act_t.get(), L.w_o_t.get(), tensor(l, kFc2W),
-                L.o_bias.get(), fo, T, I_, H_, st);
+  dense_forward(pre, Fp8CastOp::gelu, tensor(l, kFc2In), L.act_t.get(), L.w_o_t.get(), tensor(l, kFc2W), P16 + o.o_b,
+                fo, T, I_, H_, st);
 }
 
 void Fp8DenseLayers::dense_backward(int l, Tensor in, Tensor w, Tensor grad, const bf16* dy, Fp8CastOp op,

@@ -43,17 +43,20 @@ class Fp8DenseLayers {
   // (hidden, intermediate and seq_len must be multiples of 16: every batch's tokens are then too).
   Fp8DenseLayers(const model::ParamLayout& layout, int rows, int seq_len, const Fp8Options& opt);
 
-  // The FP8 copies of every layer's weights from the fp32 master, and the biases' bf16 copies.
+  // The FP8 copies of every layer's weights from the fp32 master (and the QKV bias, bf16, contiguous).
   void cast_weights(const float* params, const __nv_bfloat16* params16, cudaStream_t stream);
   // Whether the forward casts raise the amaxes (training) or not (evaluation: the recipe sees training only).
   void set_recording(bool on) { recording_ = on; }
 
   // Forward of layer l over T tokens (rows x seq_len at most).
   void qkv_forward(int l, const __nv_bfloat16* x, __nv_bfloat16* qkv, int T, cudaStream_t stream);
-  void attn_out_forward(int l, const __nv_bfloat16* ctx, __nv_bfloat16* ao, int T, cudaStream_t stream);
+  void attn_out_forward(int l, const __nv_bfloat16* ctx, const __nv_bfloat16* params16, __nv_bfloat16* ao, int T,
+                        cudaStream_t stream);
   // pre = h1 · Wi + bi (kept for backward); fo = GELU(pre) · Wo + bo.
-  void ffn_in_forward(int l, const __nv_bfloat16* h1, __nv_bfloat16* pre, int T, cudaStream_t stream);
-  void ffn_out_forward(int l, const __nv_bfloat16* pre, __nv_bfloat16* fo, int T, cudaStream_t stream);
+  void ffn_in_forward(int l, const __nv_bfloat16* h1, const __nv_bfloat16* params16, __nv_bfloat16* pre, int T,
+                      cudaStream_t stream);
+  void ffn_out_forward(int l, const __nv_bfloat16* pre, const __nv_bfloat16* params16, __nv_bfloat16* fo, int T,
+                       cudaStream_t stream);
 
   // Backward of layer l, gradients added into grads (the flat fp32 buffer).
   // dact (bf16 [T, intermediate]) = the gradient of GELU's output; then dh1 += the FFN's input gradient
@@ -75,10 +78,7 @@ class Fp8DenseLayers {
  private:
   struct Layer {
     DeviceBuffer<uint8_t> w_qkv, w_qkv_t, w_ao, w_ao_t, w_i, w_i_t, w_o, w_o_t;  // W8 [in, out], W8^T [out, in]
-    // the biases as bf16 copies of their own (cuBLASLt's bias epilogue reads them at the allocation's
-    // 256-byte alignment; inside the flat bf16 parameters they sit at 128): [3 * hidden] (Q, K, V together
-    // for the fused projection), [hidden], [intermediate], [hidden]
-    DeviceBuffer<__nv_bfloat16> qkv_bias, ao_bias, i_bias, o_bias;
+    DeviceBuffer<__nv_bfloat16> qkv_bias;                                          // [3 * hidden]
     DeviceBuffer<uint8_t> x_t, ctx_t, h1_t, act_t;                                  // inputs^T, for dW
   };
   // x (bf16 [T, in]) -> op -> cast: in8_ (E4M3, x_tensor's scale) and x_t ([in, T], kept for dW); then

@@ -91,6 +91,10 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
       !aligned16(a.w.p) || !aligned16(a.d) || !a.x.scale_inv || !a.w.scale_inv)
     throw CudaError("Fp8Gemm: " + shape(a) + ": rows, cols, k and row strides must be multiples of 16, pointers "
                     "16-byte aligned, both scale_inv given");
+  // cuBLASLt refuses (NOT_SUPPORTED, every algorithm) a scale pointer off the 16-byte grid (cuda_fp8_gemm)
+  if (!aligned16(a.x.scale_inv) || !aligned16(a.w.scale_inv) || (a.d_scale && !aligned16(a.d_scale)) ||
+      (a.amax_d && !aligned16(a.amax_d)))
+    throw CudaError("Fp8Gemm: " + shape(a) + ": scale_inv, d_scale and amax_d must be 16-byte aligned");
   if (a.x.format == model::Fp8Format::e5m2 && a.w.format == model::Fp8Format::e5m2)
     throw CudaError("Fp8Gemm: E5M2 x E5M2 has no cuBLASLt kernel");
   if (fp8_out ? (a.beta != 0.f || a.bias || !a.d_scale) : (a.d_scale || a.amax_d))

@@ -7,11 +7,12 @@
 namespace bert::cuda {
 namespace {
 
-__global__ void update_kernel(float* history, float* scale, float* scale_inv, const float* scaled_max, int count,
-                              int len) {
+__global__ void update_kernel(float* history, float* scale, float* scale_inv, int inv_stride, const float* scaled_max,
+                              int count, int len) {
   const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (t >= count) return;
-  model::fp8_update(history + t, len, static_cast<size_t>(count), scale + t, scale_inv + t, scaled_max[t]);
+  model::fp8_update(history + t, len, static_cast<size_t>(count), scale + t, scale_inv + t * inv_stride,
+                    scaled_max[t]);
 }
 
 }  // namespace
@@ -22,15 +23,22 @@ Fp8Scaling::Fp8Scaling(const std::vector<model::Fp8Format>& formats, const Fp8Op
   for (model::Fp8Format f : formats) scaled_max_host_.push_back(model::fp8_scaled_max(f, opt.margin));
   history_ = DeviceBuffer<float>::from(std::vector<float>(static_cast<size_t>(count_) * len_, 0.f));
   scale_ = DeviceBuffer<float>::from(std::vector<float>(formats.size(), 1.f));
-  scale_inv_ = DeviceBuffer<float>::from(std::vector<float>(formats.size(), 1.f));
+  scale_inv_ = DeviceBuffer<float>::from(std::vector<float>(formats.size() * kScaleInvStride, 1.f));
   scaled_max_ = DeviceBuffer<float>::from(scaled_max_host_);
 }
 
 void Fp8Scaling::update(cudaStream_t stream) {
   if (count_ == 0) return;
   update_kernel<<<dev::ceil_div(static_cast<size_t>(count_), 128), 128, 0, stream>>>(
-      history_.get(), scale_.get(), scale_inv_.get(), scaled_max_.get(), count_, len_);
+      history_.get(), scale_.get(), scale_inv_.get(), kScaleInvStride, scaled_max_.get(), count_, len_);
   BERT_CUDA_CHECK_LAUNCH();
+}
+
+std::vector<float> Fp8Scaling::scale_invs() const {
+  const std::vector<float> strided = scale_inv_.download();
+  std::vector<float> out(static_cast<size_t>(count_));
+  for (size_t t = 0; t < out.size(); ++t) out[t] = strided[t * kScaleInvStride];
+  return out;
 }
 
 }  // namespace bert::cuda

@@ -109,6 +109,32 @@ void check_attention(int seq_len, const std::vector<std::vector<int>>& rows, int
       }
     CHECK(rel_l2(a, b) < 2e-2);
   }
+
+  // The forward's keep bits for the backward (what CudaModel does with dropout): the same output bit for
+  // bit, the same dK and dV bit for bit, dQ to its fp32 atomics' order
+  if (p > 0.f && seq_len % 32 == 0) {
+    DeviceBuffer<uint32_t> bits(attention_keep_words(shape));
+    auto out2 = poisoned<bf16>(static_cast<size_t>(T) * H);
+    auto dqkv2 = poisoned<bf16>(static_cast<size_t>(T) * 3 * H);
+    AttentionForwardArgs fb = fa;
+    fb.out = out2.get();
+    fb.keep_bits = bits.get();
+    attention_forward(fb, nullptr);
+    AttentionBackwardArgs bb = ba;
+    bb.out = out2.get();
+    bb.dqkv = dqkv2.get();
+    bb.keep_bits = bits.get();
+    attention_backward(bb, nullptr);
+    sync();
+    CHECK(out2.download() == d_out.download());
+    const auto dqkv_bits = download_bf16(dqkv2);
+    CHECK(rel_l2(dqkv_bits, dqkv) < 1e-5);
+    size_t kv_differ = 0;
+    for (int t = 0; t < T; ++t)
+      for (int j = H; j < 3 * H; ++j)
+        kv_differ += dqkv_bits[static_cast<size_t>(t) * 3 * H + j] != dqkv[static_cast<size_t>(t) * 3 * H + j];
+    CHECK(kv_differ == 0);
+  }
 }
 
 }  // namespace

@@ -162,21 +162,21 @@ TEST_CASE("FP8 GEMM, row strides larger than k (a column block of a wider tensor
   CHECK(rel_l2(download_bf16(y), q.ref) < 5e-3);
 }
 
-TEST_CASE("FP8 GEMM: where the scale factors sit (offset in an array) and the stream, one at a time") {
+TEST_CASE("FP8 GEMM: scale factors inside an array, on or off the 16-byte grid, on a stream or not") {
   require_fp8_device();
-  // The first device runs refused (NOT_SUPPORTED, every heuristic candidate) the model's GEMMs, whose
-  // scale_inv pointers sit inside one array and which run on a stream; the single-GEMM tests (scalars of
-  // their own, stream 0) passed. Each factor alone, every combination reported before the checks.
+  // Measured on an H100 (CUDA 13.0): cuBLASLt refuses every algorithm (NOT_SUPPORTED) when a scale
+  // pointer sits 4 or 8 bytes past a 16-byte boundary, and runs at 0, 16 and 256, the stream making no
+  // difference. Fp8Gemm refuses the former itself, naming the rule; the latter give the right product.
   const Problem p{128, 96, 128, Fp8Format::e4m3, Fp8Format::e4m3, 64.f, 4096.f};
   const Quantized q = make(p, 17);
   const OnDevice dev(p, q);
   cudaStream_t stream = nullptr;
   REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
-  std::vector<float> host(256, 0.f);
-  int failures = 0;
   for (const int offset : {0, 1, 2, 4, 64})
     for (const bool on_stream : {false, true}) {
-      host.assign(256, 0.f);
+      CAPTURE(offset);
+      CAPTURE(on_stream);
+      std::vector<float> host(256, 0.f);
       host[static_cast<size_t>(offset)] = 1.f / p.x_scale;
       host[static_cast<size_t>(offset) + 128] = 1.f / p.w_scale;
       auto scales = DeviceBuffer<float>::from(host);
@@ -185,25 +185,21 @@ TEST_CASE("FP8 GEMM: where the scale factors sit (offset in an array) and the st
       Fp8GemmArgs a = dev.args(p, y.get());
       a.x.scale_inv = scales.get() + offset;
       a.w.scale_inv = scales.get() + 128 + offset;
-      std::string result = "ok";
-      try {
-        gemm.run(a, on_stream ? stream : nullptr);
-        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-        if (!(rel_l2(download_bf16(y), q.ref) < 5e-3)) result = "wrong result";
-      } catch (const CudaError& e) {
-        result = e.what();
+      if (offset % 4) {
+        CHECK_THROWS_WITH_AS(gemm.run(a, on_stream ? stream : nullptr), doctest::Contains("16-byte aligned"),
+                             CudaError);
+        continue;
       }
-      if (result != "ok") ++failures;
-      MESSAGE("scale_inv at +" << offset * 4 << " B, " << (on_stream ? "stream" : "stream 0") << ": "
-                               << result.substr(0, 160));
+      gemm.run(a, on_stream ? stream : nullptr);
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      CHECK(rel_l2(download_bf16(y), q.ref) < 5e-3);
     }
   cudaStreamDestroy(stream);
-  CHECK(failures == 0);
 }
 
-TEST_CASE("FP8 GEMM with operands at 16-byte alignment, scales inside an array, on a stream (as in the model)") {
+TEST_CASE("FP8 GEMM with operands at 16-byte alignment, scales inside an array, on a stream") {
   require_fp8_device();
-  // x, w, d and the bias 16 bytes past a 256-byte boundary; the dequantisation factors at odd indices of
+  // x, w, d and the bias 16 bytes past a 256-byte boundary; the dequantisation factors 16 bytes apart in
   // one array (the scaling state's layout): the heuristic must pick an algorithm for those alignments
   const Problem p{128, 96, 128, Fp8Format::e4m3, Fp8Format::e4m3, 64.f, 4096.f};
   const Quantized q = make(p, 13);
@@ -213,7 +209,10 @@ TEST_CASE("FP8 GEMM with operands at 16-byte alignment, scales inside an array, 
   std::copy(q.xq.begin(), q.xq.end(), xs.begin() + 16);
   std::copy(q.wq.begin(), q.wq.end(), ws.begin() + 16);
   auto xq = DeviceBuffer<uint8_t>::from(xs), wq = DeviceBuffer<uint8_t>::from(ws);
-  auto scales = DeviceBuffer<float>::from(std::vector<float>{0.f, 1.f / p.x_scale, 0.f, 1.f / p.w_scale});
+  std::vector<float> factors(12, 0.f);
+  factors[4] = 1.f / p.x_scale;
+  factors[8] = 1.f / p.w_scale;
+  auto scales = DeviceBuffer<float>::from(factors);
   std::vector<float> bias_at(p.cols + 8, 0.f);
   std::copy(bias.begin(), bias.end(), bias_at.begin() + 8);
   auto b16 = upload_bf16(bias_at);
@@ -222,8 +221,8 @@ TEST_CASE("FP8 GEMM with operands at 16-byte alignment, scales inside an array, 
   REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
   Fp8Gemm gemm;
   Fp8GemmArgs a;
-  a.x = {xq.get() + 16, p.xf, scales.get() + 1, 0};
-  a.w = {wq.get() + 16, p.wf, scales.get() + 3, 0};
+  a.x = {xq.get() + 16, p.xf, scales.get() + 4, 0};
+  a.w = {wq.get() + 16, p.wf, scales.get() + 8, 0};
   a.rows = p.rows, a.cols = p.cols, a.k = p.k;
   a.d = y.get() + 8;
   a.bias = b16.get() + 8;

@@ -96,16 +96,23 @@ void run_block(AlignedShared<S>& sh, Body body) {
   REQUIRE(block.errors().empty());
 }
 
+constexpr uint32_t kPoisonWord = 0xA5A5A5A5u;  // keep words the forward must not write
+
 struct ForwardResult {
   std::vector<uint16_t> out;  // [tokens, hd] bf16
   std::vector<float> lse;     // [heads, tokens]
+  std::vector<uint32_t> keep_bits;  // [heads, tokens, seq_len / 32] when asked for, else empty
 };
 
 // Every block of the forward grid (sequence, head, 64-query tile), one after another, on the warp model.
-inline ForwardResult run_forward_model(const Layout& L, const std::vector<uint16_t>& qkv, const DropoutSpec& d) {
+// keep_bits: the forward also writes its keep flags (attention.h's layout; seq_len % 32 == 0).
+inline ForwardResult run_forward_model(const Layout& L, const std::vector<uint16_t>& qkv, const DropoutSpec& d,
+                                       bool keep_bits = false) {
   ForwardResult r;
   r.out.assign(static_cast<size_t>(L.tokens()) * L.hd(), kPoison);
   r.lse.assign(static_cast<size_t>(L.heads) * L.tokens(), NAN);
+  const size_t head_words = static_cast<size_t>(L.tokens()) * (L.seq_len / 32);
+  if (keep_bits) r.keep_bits.assign(L.heads * head_words, kPoisonWord);
   auto sh = std::make_unique<AlignedShared<attn::ForwardShared<uint16_t>>>();
   for (int s = 0; s < L.num_seqs(); ++s)
     for (int h = 0; h < L.heads; ++h)
@@ -115,6 +122,7 @@ inline ForwardResult run_forward_model(const Layout& L, const std::vector<uint16
         tile.tokens = L.tokens();
         tile.out = r.out.data();
         tile.lse = r.lse.data();
+        tile.keep_bits = keep_bits ? r.keep_bits.data() + h * head_words : nullptr;
         INFO("forward block: sequence " << s << ", head " << h << ", q0 " << q0);
         run_block(*sh, [&](WarpModel& w, int tid) { attn::attention_forward_tile(w, tile, sh->s, tid, attn::kWarps * 32); });
       }

@@ -49,6 +49,8 @@ BackwardResult run_backward_model(const Layout& L, const std::vector<uint16_t>& 
         tile.dvec = dvec.data() + static_cast<size_t>(h) * T + s0;
         tile.dq_acc = dq_acc.data();
         tile.dqkv = r.dqkv.data();
+        if (!fwd.keep_bits.empty())  // the forward's keep bits: the backward draws nothing
+          tile.keep_bits = fwd.keep_bits.data() + static_cast<size_t>(h) * T * (L.seq_len / 32);
         INFO("backward block: sequence " << s << ", head " << h << ", k0 " << k0);
         run_block(*sh, [&](WarpModel& w, int tid) { attn::attention_backward_tile(w, tile, sh->s, tid, attn::kWarps * 32); });
       }
@@ -75,7 +77,7 @@ Grads run_backward_reference(const Reference& ref, const Layout& L, const std::v
   return g;
 }
 
-void check_backward(const Layout& L, float p, uint64_t seed) {
+void check_backward(const Layout& L, float p, uint64_t seed, bool keep_bits = false) {
   CAPTURE(L.seq_len);
   CAPTURE(L.heads);
   CAPTURE(p);
@@ -85,6 +87,8 @@ void check_backward(const Layout& L, float p, uint64_t seed) {
   const auto dout = random_bf16(static_cast<size_t>(L.tokens()) * H, seed + 1000, 1.f);
   const ForwardResult fwd = run_forward_model(L, qkv, d);
   const BackwardResult r = run_backward_model(L, qkv, dout, fwd, d);
+  if (keep_bits)  // the stored flags are the drawn ones: the same gradients, bit for bit
+    CHECK(run_backward_model(L, qkv, dout, run_forward_model(L, qkv, d, true), d).dqkv == r.dqkv);
   const Reference ref = run_forward_reference(L, qkv, d);
   const Grads g = run_backward_reference(ref, L, dout, p);
   const std::vector<float>* parts[3] = {&g.dq, &g.dk, &g.dv};
@@ -107,13 +111,13 @@ void check_backward(const Layout& L, float p, uint64_t seed) {
 
 // dO one-hot on query block b (dO[q][dim] = q == 64b + dim): dV[key][dim] = P[64b + dim][key] · keep ·
 // 1/(1-p), so every keep flag the backward draws is visible per (query, key).
-void check_backward_keeps(const Layout& L, float p, uint64_t seed) {
+void check_backward_keeps(const Layout& L, float p, uint64_t seed, bool keep_bits = false) {
   CAPTURE(L.seq_len);
   CAPTURE(p);
   const DropoutSpec d{p, {seed * 13 + 5, 0, 11, 1}};
   const int H = L.hd();
   const auto qkv = random_bf16(static_cast<size_t>(L.tokens()) * 3 * H, seed, 1.f);
-  const ForwardResult fwd = run_forward_model(L, qkv, d);
+  const ForwardResult fwd = run_forward_model(L, qkv, d, keep_bits);
   const Reference ref = run_forward_reference(L, qkv, d);
   for (int b = 0; b * attn::kTile < L.max_len(); ++b) {
     CAPTURE(b);
@@ -149,6 +153,12 @@ TEST_CASE("attention backward tile on the PTX model: packs, dropout 0.1, several
 
 TEST_CASE("attention backward tile on the PTX model: seq_len % 4 != 0 (dropout drawn per element)") {
   check_backward(Layout(126, 1, {{126}, {50, 70}}), 0.1f, 14);
+}
+
+TEST_CASE("attention backward tile on the PTX model: the forward's keep bits instead of drawing") {
+  check_backward(Layout(512, 1, {{200, 300, 12}}), 0.1f, 17, /*keep_bits=*/true);
+  check_backward(Layout(128, 2, {{100, 28}, {65, 3, 60}, {96}}), 0.1f, 18, true);
+  check_backward_keeps(Layout(128, 2, {{100, 28}, {65, 3, 60}}), 0.1f, 19, true);
 }
 
 TEST_CASE("attention backward tile on the PTX model: every keep flag == the CPU's (== the forward's)") {

@@ -88,7 +88,45 @@ void check_probabilities(const Layout& L, float p, uint64_t seed) {
   }
 }
 
+// With keep_bits, the forward writes every keep flag of (query, key < len) == the CPU's, the same output
+// as without, and no word of a query outside every sequence.
+void check_keep_bits(const Layout& L, float p, uint64_t seed) {
+  CAPTURE(L.seq_len);
+  CAPTURE(p);
+  const DropoutSpec d{p, {seed * 3 + 2, 1, 4, 13}};
+  const auto qkv = random_bf16(static_cast<size_t>(L.tokens()) * 3 * L.hd(), seed, 2.f);
+  const ForwardResult r = run_forward_model(L, qkv, d, /*keep_bits=*/true);
+  const ForwardResult plain = run_forward_model(L, qkv, d);
+  const Reference ref = run_forward_reference(L, qkv, d);
+  CHECK(r.out == plain.out);
+  const size_t wpr = static_cast<size_t>(L.seq_len / 32);
+  int wrong = 0, checked = 0;
+  for (int s = 0; s < L.num_seqs(); ++s)
+    for (int h = 0; h < L.heads; ++h)
+      for (int i = 0; i < L.lengths[s]; ++i)
+        for (int k = 0; k < L.lengths[s]; ++k) {
+          const size_t tok = static_cast<size_t>(L.first_flat[s] + i);
+          const uint32_t word = r.keep_bits[(static_cast<size_t>(h) * L.tokens() + tok) * wpr + k / 32];
+          wrong += ((word >> (k % 32)) & 1u) != ref.keep[ref.prob_index(s, h, i, k, L.lengths[s])];
+          ++checked;
+        }
+  CHECK(checked > 0);
+  CHECK(wrong == 0);
+  for (int tok = 0; tok < L.tokens(); ++tok) {
+    if (L.in_sequence(tok)) continue;
+    INFO("padding token " << tok);
+    for (int h = 0; h < L.heads; ++h)
+      for (size_t w = 0; w < wpr; ++w)
+        REQUIRE(r.keep_bits[(static_cast<size_t>(h) * L.tokens() + tok) * wpr + w] == kPoisonWord);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("attention forward tile on the PTX model: keep bits for the backward == the CPU's keep flags") {
+  check_keep_bits(Layout(128, 2, {{100, 28}, {65, 3, 60}, {96}}), 0.1f, 7);
+  check_keep_bits(Layout(512, 1, {{200, 300, 12}}), 0.25f, 8);
+}
 
 TEST_CASE("attention forward tile on the PTX model: padded rows, no dropout") {
   check_forward(Layout(128, 2, {{128}, {77}, {1}, {64}}), 0.f, 1);
