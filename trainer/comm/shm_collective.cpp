@@ -263,8 +263,12 @@ class NodeGroup final : public ShmGroup {
   }
 
  private:
-  // Empty while local rank r can still come; else how it left.
+  // Empty while local rank r can still come; else how it left. Remembered: the robust mutex says
+  // EOWNERDEAD to the first look only (which makes it consistent), and that look may come in a wait the
+  // rank had already passed (arrived, then killed), so a later wait must still say "died".
   std::string departed(int r) {
+    std::string& known = departed_[static_cast<size_t>(r)];
+    if (!known.empty()) return known;
     RankState* s = seg_->rank(r);
     if (!s->attached.load(std::memory_order_acquire)) return "";
     const int got = pthread_mutex_trylock(&s->alive);
@@ -272,10 +276,10 @@ class NodeGroup final : public ShmGroup {
     if (got == EOWNERDEAD) {
       pthread_mutex_consistent(&s->alive);
       pthread_mutex_unlock(&s->alive);
-      return "died";
+      return known = "died";
     }
     if (got == 0) pthread_mutex_unlock(&s->alive);
-    return "exited";
+    return known = "exited";
   }
 
   [[noreturn]] void fail(const std::string& what, const std::string& reason) {
@@ -353,6 +357,7 @@ class NodeGroup final : public ShmGroup {
 
   int me_, size_;
   std::vector<int> node_of_, local_of_, members_;  // members_: the job ranks of local ranks 0, 1, ...
+  std::vector<std::string> departed_ = std::vector<std::string>(static_cast<size_t>(size_));  // by departed()
   std::unique_ptr<Segment> seg_;
   std::chrono::milliseconds timeout_;
   uint64_t generation_ = 0;
