@@ -155,7 +155,7 @@ def summary(status, log):
     if status == "PASS":
         doctest = [line for line in lines if line.startswith("[doctest] test cases:")]
         return doctest[-1] if doctest else (lines[-1] if lines else "")
-    failed = [line for line in lines if "ERROR" in line or "FAIL" in line or "error" in line.lower()]
+    failed = [line for line in lines if "FAIL" in line or "error" in line.lower()]
     return " | ".join((failed or lines)[-3:])[:600]
 
 

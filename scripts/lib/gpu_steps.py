@@ -35,10 +35,6 @@ TEST_LIMITS = {
 }
 
 
-# cuBLASLt's own account of a refused call (errors only) in the FP8 steps' logs.
-FP8_ENV = {"CUBLASLT_LOG_LEVEL": "1"}
-
-
 @dataclass
 class Step:
     name: str
@@ -57,8 +53,6 @@ def steps(ctx):
     out = []
     for t in ctx.manifest["tests"]:  # every ctest `gpu` test the stage holds, in ctest's order
         env = dict(e.split("=", 1) for e in t.get("env", []))
-        if "fp8" in t["name"]:
-            env.update(FP8_ENV)
         out.append(Step(t["name"], TEST_LIMITS.get(t["name"], DEFAULT_TEST_LIMIT), [ctx.expand(t["argv"])], test=True,
                         env=env))
     tp = f"{ctx.stage}/bench/trainer_throughput"
@@ -73,7 +67,7 @@ def steps(ctx):
                         unless=f"throughput_{mode}", record=("throughput", mode, "bert_cuda")))
     # Issue 36: FP8 against our bf16, in the same process.
     out.append(Step("fp8_packed", 120, [[tp, "--mode", "packed", *timed, "--precision", "fp8"]], flag="--precision",
-                    record=("throughput", "packed", "bert_cuda_fp8"), env=dict(FP8_ENV)))
+                    record=("throughput", "packed", "bert_cuda_fp8")))
     # The PyTorch peers last (torch.compile takes most of each one's minutes); padded first: the ratio
     # no run has measured yet.
     for mode in ("padded", "packed"):
