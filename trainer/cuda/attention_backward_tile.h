@@ -225,16 +225,27 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
         w.mma(dq[2 * n2 + 1], da, kb[2], kb[3]);
       }
     }
+    // Lanes t, t^1 hold dims 8n + 4 (t >> 1) .. +3 of rows g and g+8 between them: they swap a pair so
+    // that the even lane holds row g's four and the odd one row g+8's, each added with one 4-wide
+    // reduction (a quarter of the scalar atomics: they, not the MMAs, bound this loop)
+    const bool odd = t & 1;
     BERT_TILE_UNROLL
-    for (int r = 0; r < 2; ++r) {
-      const int q = q0 + warp * 16 + g + 8 * r;
-      if (q >= a.len) continue;
-      float* dst = a.dq_acc + static_cast<size_t>(a.s0 + q) * a.hd + a.head * D + 2 * t;
-      BERT_TILE_UNROLL
-      for (int n = 0; n < D / 8; ++n) {
-        w.atomic_add(dst + 8 * n, dq[n][2 * r] * kScale);
-        w.atomic_add(dst + 8 * n + 1, dq[n][2 * r + 1] * kScale);
+    for (int n = 0; n < D / 8; ++n) {
+      const float r0 = w.shfl_xor(odd ? dq[n][0] : dq[n][2], 1), r1 = w.shfl_xor(odd ? dq[n][1] : dq[n][3], 1);
+      if (odd) {
+        dq[n][0] = r0;
+        dq[n][1] = r1;
+      } else {
+        dq[n][2] = r0;
+        dq[n][3] = r1;
       }
+    }
+    const int q = q0 + warp * 16 + g + 8 * odd;
+    if (q < a.len) {
+      float* dst = a.dq_acc + static_cast<size_t>(a.s0 + q) * a.hd + a.head * D + 4 * (t >> 1);
+      BERT_TILE_UNROLL
+      for (int n = 0; n < D / 8; ++n)
+        w.atomic_add4(dst + 8 * n, dq[n][0] * kScale, dq[n][1] * kScale, dq[n][2] * kScale, dq[n][3] * kScale);
     }
   }
 

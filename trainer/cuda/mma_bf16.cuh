@@ -68,6 +68,18 @@ struct DeviceWarp {
     *reinterpret_cast<uint4*>(dst) = x;
   }
   __device__ __forceinline__ void atomic_add(float* dst, float v) { atomicAdd(dst, v); }
+  // Four consecutive floats (dst 16-byte aligned): one vector reduction on sm_90 (atomicAdd on float4),
+  // four scalar ones before it.
+  __device__ __forceinline__ void atomic_add4(float* dst, float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd(reinterpret_cast<float4*>(dst), make_float4(a, b, c, d));
+#else
+    atomicAdd(dst, a);
+    atomicAdd(dst + 1, b);
+    atomicAdd(dst + 2, c);
+    atomicAdd(dst + 3, d);
+#endif
+  }
   __device__ __forceinline__ void store_bf16x2(T* dst, float lo, float hi) {
     *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(lo, hi);
   }

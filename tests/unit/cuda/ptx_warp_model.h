@@ -70,6 +70,8 @@ class WarpModel {
     for (int i = 0; i < 8; ++i) dst[i] = valid ? src[i] : T{0};
   }
   void atomic_add(float* dst, float v) { std::atomic_ref<float>(*dst).fetch_add(v); }
+  // red.global.add.v4.f32: four consecutive floats, the address 16-byte aligned (the device faults otherwise)
+  void atomic_add4(float* dst, float a, float b, float c, float d);
   void store_bf16x2(T* dst, float lo, float hi) {
     dst[0] = bf16_rn(lo);
     dst[1] = bf16_rn(hi);
@@ -145,6 +147,12 @@ class BlockModel {
 };
 
 inline void WarpModel::sync() { b_.block_.arrive_and_wait(); }
+
+inline void WarpModel::atomic_add4(float* dst, float a, float b, float c, float d) {
+  if (reinterpret_cast<uintptr_t>(dst) % 16) b_.error("atomic_add4: address not 16-byte aligned");
+  const float v[4] = {a, b, c, d};
+  for (int i = 0; i < 4; ++i) std::atomic_ref<float>(dst[i]).fetch_add(v[i]);
+}
 
 inline const WarpModel::Slot* WarpModel::exchange(const Slot& mine) {
   // Two slot sets used alternately: a lane can only overwrite set k again after every lane has
