@@ -185,12 +185,13 @@ int64_t sum_len_squared(const data::Batch& b) {
   return t;
 }
 
-model::StepShape real_step_shape(const data::Batch& b, int64_t params) {
+model::StepShape real_step_shape(const data::Batch& b, int64_t params, bool fp8) {
   return model::StepShape{.tokens = real_tokens(b),
                           .sequences = b.num_sequences,
                           .masked = b.num_masked(),
                           .sum_len_sq = static_cast<double>(sum_len_squared(b)),
-                          .params = params};
+                          .params = params,
+                          .fp8 = fp8};
 }
 
 }  // namespace bert::bench

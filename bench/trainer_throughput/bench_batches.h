@@ -28,7 +28,7 @@ data::Batch padded_rows_of(const data::Batch& b);
 int64_t real_tokens(const data::Batch& b);
 int64_t sum_len_squared(const data::Batch& b);
 // The useful work of a step on `b` (its real tokens) for model::step_costs.
-model::StepShape real_step_shape(const data::Batch& b, int64_t params);
+model::StepShape real_step_shape(const data::Batch& b, int64_t params, bool fp8 = false);
 
 // The batch as the JSON the PyTorch peers read (bench/peers/hf_bert.py, hf_bert_cpu.py).
 nlohmann::json batch_json(const data::Batch& b);

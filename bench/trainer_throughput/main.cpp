@@ -47,7 +47,7 @@ double model_tflop_per_step(const bert::model::BertConfig& c, const Batch& b) {
 // --profile: the device peaks, then `steps` more steps with every op timed (averaged per step).
 nlohmann::json run_profile(bert::cuda::CudaTrainStep& trainer, const std::vector<Batch>& batches, int first_step,
                            int steps, bool graph, double timed_step_ms, const bert::model::BertConfig& cfg,
-                           int64_t params) {
+                           int64_t params, bool fp8) {
   using namespace bert;
   const bench::DevicePeaks peaks = bench::measure_device_peaks(trainer.model().stream());
   bench::ProfileInput in;
@@ -61,7 +61,7 @@ nlohmann::json run_profile(bert::cuda::CudaTrainStep& trainer, const std::vector
     const Batch& b = batches[static_cast<size_t>(first_step + i) % batches.size()];
     trainer.profile_step(b, static_cast<uint32_t>(first_step + i), timer);
     const cuda::OpTimes t = timer.read();
-    const model::StepCosts k = model::step_costs(cfg, bench::real_step_shape(b, params));
+    const model::StepCosts k = model::step_costs(cfg, bench::real_step_shape(b, params, fp8));
     for (size_t j = 0; j < model::kStepOps; ++j) {
       in.ms[j] += t.ms[j] / steps;
       in.spans[j] = t.spans[j];
@@ -218,7 +218,8 @@ int run(int argc, char** argv) {
     runs[p]["device_memory_in_use_gib"] = static_cast<double>(total_bytes - free_bytes) / (1ull << 30);
     if (profile && p == precision)
       runs[p]["profile"] = run_profile(trainer, batches, warmup + steps, profile_steps, !no_graph,
-                                       runs[p]["step_ms_median"].get<double>(), cfg, static_cast<int64_t>(layout.total));
+                                       runs[p]["step_ms_median"].get<double>(), cfg, static_cast<int64_t>(layout.total),
+                                       p == "fp8");
   }
   nlohmann::json out = runs[precision];
   out.update(nlohmann::json{{"bench", "trainer_throughput"}, {"implementation", "bert_cuda"}, {"precision", precision},

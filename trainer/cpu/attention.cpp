@@ -100,7 +100,7 @@ void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v,
           const uint64_t elem0 = (static_cast<uint64_t>(s.first_flat[b.sq] + b.pos(s, i)) * s.heads + h) *
                                  static_cast<uint64_t>(s.seq_len);
           if (p > 0.0f)
-            fill_keep(rng, elem0, len, p, krow);
+            fill_keep_attention(rng, elem0, len, p, krow);
           else
             std::memset(krow, 1, static_cast<size_t>(len));
           if (bf16)

@@ -54,7 +54,7 @@ void attention_forward_ref(const AttentionShape& s, const float* q, const float*
           (static_cast<uint64_t>(s.first_flat[sq] + i) * s.heads + h) * static_cast<uint64_t>(s.seq_len);
       uint8_t* krow = kb + static_cast<int64_t>(i) * len;
       if (p > 0.0f)
-        rng.fill_keep(elem0, len, p, krow);
+        rng.fill_keep_attention(elem0, len, p, krow);
       else
         std::memset(krow, 1, static_cast<size_t>(len));
       for (int j = 0; j < len; ++j) {

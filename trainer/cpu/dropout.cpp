@@ -9,19 +9,38 @@ namespace bert::cpu {
 
 namespace {
 
-constexpr int kBlocks = 256;  // Philox blocks (4 elements each) per batch of lanes
+constexpr int kBlocks = 256;  // Philox blocks per batch of lanes
 
-// keep flags of the 4·nq elements of blocks q0 .. q0+nq-1; the loop over blocks vectorizes (each
-// lane one independent Philox4x32-10, 32x32->64 multiplies as vpmuludq).
+// keep flags of the kPer·nq elements of blocks q0 .. q0+nq-1 (kPer 4: hidden states, 8: attention
+// probabilities, dropout_rng.h); the loop over blocks vectorizes (each lane one independent
+// Philox4x32-10, 32x32->64 multiplies as vpmuludq).
+template <int kPer>
 BERT_CPU_CLONES void keep_blocks(const model::DropoutStream& rng, uint64_t q0, int nq, float p, uint8_t* out) {
-  uint8_t k[4][kBlocks];
+  uint8_t k[kPer][kBlocks];
 #pragma omp simd
   for (int i = 0; i < nq; ++i) {
     const model::Philox4 r = rng.block(q0 + static_cast<uint64_t>(i));
-    for (int w = 0; w < 4; ++w) k[w][i] = !model::DropoutStream::dropped(r.v[w], p);
+    for (int w = 0; w < kPer; ++w)
+      k[w][i] = kPer == 4 ? !model::DropoutStream::dropped(r.v[w], p)
+                          : !model::DropoutStream::dropped16((r.v[w >> 1] >> (16 * (w & 1))) & 0xffffu, p);
   }
   for (int i = 0; i < nq; ++i)
-    for (int w = 0; w < 4; ++w) out[4 * i + w] = k[w][i];
+    for (int w = 0; w < kPer; ++w) out[kPer * i + w] = k[w][i];
+}
+
+template <int kPer>
+void fill_keep_blocks(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out) {
+  uint8_t buf[kPer * kBlocks];
+  const uint64_t end = first + static_cast<uint64_t>(count);
+  for (uint64_t e = first; e < end;) {
+    const uint64_t q = e / kPer;
+    const int nq = static_cast<int>(std::min<uint64_t>(kBlocks, (end + kPer - 1) / kPer - q));
+    keep_blocks<kPer>(rng, q, nq, p, buf);
+    const uint64_t upto = std::min(end, (q + static_cast<uint64_t>(nq)) * kPer);
+    std::memcpy(out, buf + (e % kPer), static_cast<size_t>(upto - e));
+    out += upto - e;
+    e = upto;
+  }
 }
 
 }  // namespace
@@ -38,17 +57,11 @@ BERT_CPU_CLONES void apply_keep(const float* x, const uint8_t* keep, float scale
 }
 
 void fill_keep(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out) {
-  uint8_t buf[4 * kBlocks];
-  const uint64_t end = first + static_cast<uint64_t>(count);
-  for (uint64_t e = first; e < end;) {
-    const uint64_t q = e >> 2;
-    const int nq = static_cast<int>(std::min<uint64_t>(kBlocks, ((end + 3) >> 2) - q));
-    keep_blocks(rng, q, nq, p, buf);
-    const uint64_t upto = std::min(end, (q + static_cast<uint64_t>(nq)) << 2);
-    std::memcpy(out, buf + (e & 3), static_cast<size_t>(upto - e));
-    out += upto - e;
-    e = upto;
-  }
+  fill_keep_blocks<4>(rng, first, count, p, out);
+}
+
+void fill_keep_attention(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out) {
+  fill_keep_blocks<8>(rng, first, count, p, out);
 }
 
 void dropout_forward(const float* x, float* y, uint8_t* keep, const int32_t* token_flat, int t, int n,

@@ -11,6 +11,8 @@ namespace bert::cpu {
 // keep flags of elements [first, first + count) of the stream: the bits of rng.fill_keep (the one
 // definition, dropout_rng.h), with the Philox blocks computed 16 at a time in vector lanes.
 void fill_keep(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out);
+// The same for attention probabilities (8 elements a Philox block): rng.fill_keep_attention's bits.
+void fill_keep_attention(const model::DropoutStream& rng, uint64_t first, int count, float p, uint8_t* out);
 
 // out[i] = keep[i] ? x[i]·scale : 0 (out may alias x), as a vector loop: written as that select, GCC
 // emits a scalar branch that mispredicts on every drop.

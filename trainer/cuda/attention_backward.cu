@@ -38,8 +38,7 @@ __global__ void __launch_bounds__(kWarps * 32, 3) attention_backward_kernel(Atte
   tile.dvec = dvec + static_cast<size_t>(tile.head) * a.shape.tokens + tile.s0;
   tile.dq_acc = dq_acc;
   tile.dqkv = a.dqkv;
-  tile.keep_bits = a.keep_bits ? a.keep_bits + static_cast<size_t>(tile.head) * a.shape.tokens * (a.shape.seq_len / 32)
-                               : nullptr;
+  tile.keep_bits = head_keep_bits(a, a.keep_bits, tile.head);
   mma::DeviceWarp w;
   attention_backward_tile(w, tile, sh, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
 }
@@ -68,9 +67,15 @@ void attention_backward(const AttentionBackwardArgs& a, cudaStream_t stream) {
   const size_t n_dq = static_cast<size_t>(a.shape.tokens) * hd;
   float* dq_acc = a.scratch;
   float* dvec = a.scratch + n_dq;
-  BERT_CUDA_CHECK(cudaMemsetAsync(a.dqkv, 0, 3 * n_dq * sizeof(bf16), stream));
+  if (a.shape.num_sequences == 0 || a.shape.max_seqlen == 0) {
+    BERT_CUDA_CHECK(cudaMemsetAsync(a.dqkv, 0, 3 * n_dq * sizeof(bf16), stream));
+    return;
+  }
+  // dK, dV of tokens outside every sequence must read as zeros (the kernel writes every other row; the dQ
+  // columns are all written by the last kernel)
+  BERT_CUDA_CHECK(cudaMemset2DAsync(a.dqkv + hd, 3 * hd * sizeof(bf16), 0, 2 * hd * sizeof(bf16),
+                                    static_cast<size_t>(a.shape.tokens), stream));
   BERT_CUDA_CHECK(cudaMemsetAsync(dq_acc, 0, n_dq * sizeof(float), stream));
-  if (a.shape.num_sequences == 0 || a.shape.max_seqlen == 0) return;
 
   const size_t warps = static_cast<size_t>(a.shape.tokens) * a.shape.heads;
   attention_dq_dot_kernel<<<dev::ceil_div(warps * 32, 256), 256, 0, stream>>>(a.out, a.dout, a.shape.tokens,

@@ -11,14 +11,13 @@
 // accumulator with atomics. dK, dV leave the registers once, at the end.
 // Fragment layouts: see attention_forward_tile.h (PTX ISA 9.7.14.5.8, 9.7.14.5.15).
 //
-// Dropout: element (q, key) of dropout_spec.h; a lane holds keys g, g+8 (rows of S^T) of queries 2t,
-// 2t+1 (columns), and the 4 keys of a Philox block (4 consecutive keys of one query) lie in the lanes
-// g & ~3 .. g | 3 (same t). Each of those 4 lanes (c = g & 3) draws, per 8-query block, the block of
-// query 2t + (c & 1) and keys 4 (g >> 2) + 8 (c >> 1) ..+3: one Philox call per 4 elements, the 4-bit
-// results of the 8 query blocks packed in one word, and 3 shuffles (lane ^ 4, ^ 8, ^ 12) per 64-query
-// tile give every lane the other three words. With the forward's keep bits (keep_bits), no Philox at
+// Dropout: element (q, key) of dropout_spec.h (the attention draw: 8 consecutive keys of one query a
+// Philox block); a lane holds keys g, g+8 (rows of S^T) of queries 2t, 2t+1 (columns), and the 8 keys of
+// a Philox block lie in the 8 lanes of one t. With the forward's keep bits (keep_bits), no Philox at
 // all: a lane reads the word of each of its 16 queries that holds its keys g and g+8 (key_w is a
-// multiple of 16, so both lie in one 32-key word).
+// multiple of 16, so both lie in one 32-key word). Without them, lane g of those 8 draws the 4 blocks
+// of query block nb = g (queries 8g + 2t, +1 x keys g.., g+8..) and 7 shuffles give every lane its bit
+// of the other lanes' blocks: 4 Philox calls a lane per 64-query tile.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -69,39 +68,33 @@ BERT_TILE_FN uint32_t stored_keeps(const BackwardTile<T>& a, int q0, int key_w, 
 
 // Keep flags of the lane's S^T elements for one 64-query tile, as bit nb * 4 + i for block nb's C
 // element i (key g + 8 (i >> 1), query 8 nb + 2t + (i & 1)); keys from key_w (the warp's first key,
-// a multiple of 16), queries from the tile's first flat token q_tok0. aligned: seq_len % 4 == 0 (every
-// 4-key group starts a Philox block; then all lanes shuffle: call from converged code).
+// a multiple of 16), queries from the tile's first flat token q_tok0. aligned: seq_len % 8 == 0 (every
+// 8-key group starts a Philox block; then all lanes shuffle: call from converged code).
 template <class W>
 BERT_TILE_FN uint32_t key_major_keeps(W& w, const DropoutSpec& d, uint64_t q_tok0, int heads, int head, int seq_len,
                                       int key_w, int lane, bool aligned) {
-  const int g = lane >> 2, t = lane & 3, c = g & 3;
+  const int g = lane >> 2, t = lane & 3;
   const auto element = [&](int q, int key) {
     return (static_cast<uint64_t>(q_tok0 + q) * heads + head) * seq_len + key;
   };
   uint32_t bits = 0;
   if (aligned) {
-    uint32_t mine = 0;  // bit nb * 4 + w: query 8 nb + 2t + (c & 1), key key_w + 4 (g >> 2) + 8 (c >> 1) + w
+    uint32_t mine = 0;  // byte i: query 8g + 2t + (i & 1), keys key_w + 8 (i >> 1) .. +7
     BERT_TILE_UNROLL
-    for (int nb = 0; nb < kTile / 8; ++nb) {
-      bool k4[4];
-      d.keep4(element(8 * nb + 2 * t + (c & 1), key_w + 4 * (g >> 2) + 8 * (c >> 1)), k4);
-      mine |= (uint32_t(k4[0]) | uint32_t(k4[1]) << 1 | uint32_t(k4[2]) << 2 | uint32_t(k4[3]) << 3) << (4 * nb);
-    }
-    // from[x]: the word of lane ^ (x << 2) (c' = c ^ x, same g >> 2 and t). Element i (query 2t + (i & 1),
-    // key g + 8 (i >> 1)) lies in the block of c' = i, at bit 4 nb + c (key offset g & 3 = c).
-    const uint32_t from[4] = {mine, w.shfl_xor(mine, 4), w.shfl_xor(mine, 8), w.shfl_xor(mine, 12)};
+    for (int i = 0; i < 4; ++i) mine |= d.keep8(element(8 * g + 2 * t + (i & 1), key_w + 8 * (i >> 1)) >> 3) << (8 * i);
+    // lane g ^ x (lane ^ 4x, same t) drew query block nb = g ^ x; this lane's key in its bytes is g
     BERT_TILE_UNROLL
-    for (int i = 0; i < 4; ++i) {
-      const int x = i ^ c;  // selects, not a run-time index into a register array
-      const uint32_t word = (x & 2) ? ((x & 1) ? from[3] : from[2]) : ((x & 1) ? from[1] : from[0]);
+    for (int x = 0; x < 8; ++x) {
+      const uint32_t word = x ? w.shfl_xor(mine, 4 * x) : mine;
+      const int nb = g ^ x;
       BERT_TILE_UNROLL
-      for (int nb = 0; nb < kTile / 8; ++nb) bits |= ((word >> (4 * nb + c)) & 1u) << (4 * nb + i);
+      for (int i = 0; i < 4; ++i) bits |= ((word >> (8 * i + g)) & 1u) << (4 * nb + i);
     }
   } else {
     BERT_TILE_ROLLED
     for (int nb = 0; nb < kTile / 8; ++nb)
       for (int i = 0; i < 4; ++i)
-        bits |= uint32_t(d.keep(element(8 * nb + 2 * t + (i & 1), key_w + g + 8 * (i >> 1)))) << (4 * nb + i);
+        bits |= uint32_t(d.keep_attention(element(8 * nb + 2 * t + (i & 1), key_w + g + 8 * (i >> 1)))) << (4 * nb + i);
   }
   return bits;
 }
@@ -117,7 +110,7 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
   float dk[D / 8][4], dv[D / 8][4];  // keys g | g+8 of the warp, dims 8n + 2t, +1
   BERT_TILE_UNROLL
   for (int n = 0; n < D / 8; ++n) dk[n][0] = dk[n][1] = dk[n][2] = dk[n][3] = dv[n][0] = dv[n][1] = dv[n][2] = dv[n][3] = 0.f;
-  const bool drop = a.dropout.p > 0.f, aligned = a.seq_len % 4 == 0;
+  const bool drop = a.dropout.p > 0.f, aligned = a.seq_len % 8 == 0;
   const float dscale = a.dropout.scale();
   const float log2e = 1.4426950408889634f;
   const int key_w = a.row0 + warp * 16;

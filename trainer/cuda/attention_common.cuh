@@ -50,4 +50,10 @@ __device__ __forceinline__ void set_sequence_tile(SequenceTile<bf16>& t, const A
   t.dropout = a.dropout.resolved();
 }
 
+// The head's keep words ([tokens, seq_len / 32] of attention.h's [heads, tokens, seq_len / 32]), or null.
+template <class Args, class Word>
+__device__ __forceinline__ Word* head_keep_bits(const Args& a, Word* keep_bits, int head) {
+  return keep_bits ? keep_bits + static_cast<size_t>(head) * a.shape.tokens * (a.shape.seq_len / 32) : nullptr;
+}
+
 }  // namespace bert::cuda::attn

@@ -19,8 +19,7 @@ __global__ void __launch_bounds__(kWarps * 32, 4) attention_forward_kernel(Atten
   tile.tokens = a.shape.tokens;
   tile.out = a.out;
   tile.lse = a.lse;
-  tile.keep_bits = a.keep_bits ? a.keep_bits + static_cast<size_t>(tile.head) * a.shape.tokens * (a.shape.seq_len / 32)
-                               : nullptr;
+  tile.keep_bits = head_keep_bits(a, a.keep_bits, tile.head);
   mma::DeviceWarp w;
   attention_forward_tile(w, tile, sh, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
 }

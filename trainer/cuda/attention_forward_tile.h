@@ -15,11 +15,11 @@
 // receives in reg i matrix i's (row g, cols 2t, 2t+1); with .trans, (rows 2t, 2t+1, col g) (CUTLASS
 // SM75_U16x8_LDSM_T's destination layout says the same).
 //
-// Dropout: a lane holds keys 2t, 2t+1 of each 8-key column block for rows g and g+8; lanes t and t^1
-// split one aligned 4-key group, so each draws one Philox block (4 elements) for one of the two rows
-// and they swap halves with one shuffle: one Philox call per 4 elements. With keep_bits, the flags are
-// also written for the backward, one bit per element (attention.h's layout): a row's 32-key word is
-// the OR of the 4 lanes of its quad (two xor shuffles), and lane t writes one of the quad's 4 words.
+// Dropout (dropout_rng.h's attention draw: 8 elements a Philox call): a lane holds keys 2t, 2t+1 of
+// each 8-key column block for rows g and g+8, so a quad holds rows g, g+8 x 64 keys: 4 words of 32
+// keys. Lane t draws one of them (4 Philox calls, one per 8-key block), 3 shuffles give it the other
+// three; with keep_bits, the word the lane drew is the one it writes for the backward (attention.h's
+// layout: one bit per element, a row's 32 keys a word).
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -47,33 +47,40 @@ struct ForwardTile : SequenceTile<T> {
 constexpr int kKeyBlocks = kTile / 8;  // 8-key column blocks of a key tile (S n-tiles)
 constexpr int kDimBlocks = D / 8;      // 8-dim column blocks of O
 
-// Keep flags of the lane's 4 elements of one 8-key block: rows g (keep[0], keep[1]) and g+8
-// (keep[2], keep[3]), keys 2t, 2t+1. e_row: element number of (row g, key 0 of the block) and
-// row_stride: element distance from row g to row g+8. aligned: every 4-key group starts a Philox
-// block (then all lanes shuffle: call from converged code).
+// Keep flags of the lane's 32 elements of one 64-key tile as bit 4 nb + j: 8-key block nb, rows g
+// (j = 0, 1) and g+8 (j = 2, 3), keys 8 nb + 2t + (j & 1). e_row: element number of (row g, the tile's
+// key 0); row_stride: element distance from row g to row g+8. aligned (seq_len % 8 == 0: every 8-key
+// block starts a Philox block; all lanes shuffle, so call from converged code): lane t draws row
+// g + 8 (t >> 1), keys 32 (t & 1) .. +31 into *drawn (bit i: key 32 (t & 1) + i).
 template <class W>
-BERT_TILE_FN void block_keeps(W& w, const DropoutSpec& d, uint64_t e_row, uint64_t row_stride, int t, bool aligned,
-                              bool keep[4]) {
+BERT_TILE_FN uint32_t tile_keeps(W& w, const DropoutSpec& d, uint64_t e_row, uint64_t row_stride, int t, bool aligned,
+                                 uint32_t* drawn) {
+  uint32_t bits = 0;
   if (aligned) {
-    // lane t draws the 4-key group 2*(t/2).. of row g (t even) or row g+8 (t odd)
-    const uint64_t e = e_row + ((t & 1) ? row_stride : 0) + 4 * (t >> 1);
-    bool mine[4];
-    d.keep4(e, mine);
-    const unsigned bits = unsigned(mine[0]) | unsigned(mine[1]) << 1 | unsigned(mine[2]) << 2 | unsigned(mine[3]) << 3;
-    const unsigned other = w.shfl_xor(bits, 1);
-    const unsigned g_bits = (t & 1) ? other : bits, g8_bits = (t & 1) ? bits : other;
-    const int sh = (t & 1) * 2;  // keys 2t, 2t+1 within the group: bits 0-1 (t even) or 2-3 (t odd)
-    keep[0] = (g_bits >> sh) & 1;
-    keep[1] = (g_bits >> (sh + 1)) & 1;
-    keep[2] = (g8_bits >> sh) & 1;
-    keep[3] = (g8_bits >> (sh + 1)) & 1;
+    const uint64_t q = (e_row + ((t >> 1) ? row_stride : 0) + 32 * (t & 1)) >> 3;
+    uint32_t mine = 0;
+BERT_TILE_UNROLL
+    for (int n = 0; n < 4; ++n) mine |= d.keep8(q + n) << (8 * n);
+    *drawn = mine;
+    // from[x]: the word of lane t ^ x, which drew row g + 8 ((t ^ x) >> 1), keys 32 ((t ^ x) & 1)..
+    const uint32_t from[4] = {mine, w.shfl_xor(mine, 1), w.shfl_xor(mine, 2), w.shfl_xor(mine, 3)};
+BERT_TILE_UNROLL
+    for (int r = 0; r < 2; ++r)
+BERT_TILE_UNROLL
+      for (int hh = 0; hh < 2; ++hh) {
+        const int x = t ^ (2 * r + hh);  // selects, not a run-time index into a register array
+        const uint32_t word = (x & 2) ? ((x & 1) ? from[3] : from[2]) : ((x & 1) ? from[1] : from[0]);
+BERT_TILE_UNROLL
+        for (int n = 0; n < 4; ++n) bits |= ((word >> (8 * n + 2 * t)) & 3u) << (4 * (4 * hh + n) + 2 * r);
+      }
   } else {
-    const uint64_t e = e_row + 2 * t;
-    keep[0] = d.keep(e);
-    keep[1] = d.keep(e + 1);
-    keep[2] = d.keep(e + row_stride);
-    keep[3] = d.keep(e + row_stride + 1);
+    *drawn = 0;
+BERT_TILE_ROLLED
+    for (int nb = 0; nb < kKeyBlocks; ++nb)
+      for (int j = 0; j < 4; ++j)
+        bits |= uint32_t(d.keep_attention(e_row + ((j >> 1) ? row_stride : 0) + 8 * nb + 2 * t + (j & 1))) << (4 * nb + j);
   }
+  return bits;
 }
 
 // The whole block; tid = threadIdx.x of nthreads = kWarps * 32 threads (the device passes blockDim.x:
@@ -98,8 +105,8 @@ BERT_TILE_UNROLL
   const float log2e_scale = kScale * 1.4426950408889634f;
   const uint64_t row_stride = 8ull * a.heads * a.seq_len;  // element distance of rows g, g+8
   const uint64_t e_row0 = (static_cast<uint64_t>(a.s0 + a.row0 + warp * 16 + g) * a.heads + a.head) * a.seq_len;
-  const bool aligned = a.seq_len % 4 == 0;
-  const bool keep_out = drop && a.keep_bits != nullptr;
+  const bool aligned = a.seq_len % 8 == 0;
+  const bool keep_out = drop && aligned && a.keep_bits != nullptr;
 
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};  // rows g, g+8 (l: this lane's partial sum)
   float o[kDimBlocks][4];
@@ -160,8 +167,9 @@ BERT_TILE_UNROLL
     }
 
     // P (undropped into the normaliser, dropped into O), as bf16 A fragments of 16-key chunks
+    uint32_t drawn = 0;
+    const uint32_t kbits = drop ? tile_keeps(w, a.dropout, e_row0 + k0, row_stride, t, aligned, &drawn) : ~0u;
     uint32_t pa[kTile / 16][4];
-    uint32_t kbits = 0;  // bit 4 nb + j: keep[j] of block nb (one register: the kernel is at its limit)
 BERT_TILE_UNROLL
     for (int nb = 0; nb < kKeyBlocks; ++nb) {
       float p[4];
@@ -169,39 +177,19 @@ BERT_TILE_UNROLL
       for (int j = 0; j < 4; ++j) p[j] = exp2f(s[nb][j] - m[j >> 1]);
       l[0] += p[0] + p[1];
       l[1] += p[2] + p[3];
-      if (drop) {
-        bool keep[4];
-        block_keeps(w, a.dropout, e_row0 + k0 + nb * 8, row_stride, t, aligned, keep);
+      if (drop)
 BERT_TILE_UNROLL
-        for (int j = 0; j < 4; ++j) p[j] = keep[j] ? p[j] * dscale : 0.f;
-        kbits |= (uint32_t(keep[0]) | uint32_t(keep[1]) << 1 | uint32_t(keep[2]) << 2 | uint32_t(keep[3]) << 3) << (4 * nb);
-      }
+        for (int j = 0; j < 4; ++j) p[j] = (kbits >> (4 * nb + j)) & 1u ? p[j] * dscale : 0.f;
       // C (row g | g+8, keys 2t, 2t+1 of block nb) is A's (row g | g+8, cols 2t.. + 8*(nb & 1)) of
       // 16-key chunk nb/2: regs a0/a1 for the even block, a2/a3 for the odd one
       pa[nb >> 1][(nb & 1) * 2] = w.pack_bf16(p[0], p[1]);
       pa[nb >> 1][(nb & 1) * 2 + 1] = w.pack_bf16(p[2], p[3]);
     }
 
-    if (keep_out) {
-      // the words of rows g | g+8 (r), keys k0 + 32 hh ..: this lane's bits at 8 (nb & 3) + 2t, +1, then
-      // the OR over the quad
-      uint32_t kw[2][2];
-BERT_TILE_UNROLL
-      for (int r = 0; r < 2; ++r)
-BERT_TILE_UNROLL
-        for (int hh = 0; hh < 2; ++hh) {
-          uint32_t word = 0;
-BERT_TILE_UNROLL
-          for (int n = 0; n < 4; ++n) word |= ((kbits >> (4 * (4 * hh + n) + 2 * r)) & 3u) << (8 * n + 2 * t);
-          word |= w.shfl_xor(word, 1);
-          word |= w.shfl_xor(word, 2);
-          kw[r][hh] = word;
-        }
-      const int r = t & 1, hh = t >> 1;  // lane t writes row g + 8r, keys k0 + 32 hh ..
-      const int q = a.row0 + warp * 16 + g + 8 * r;
-      const uint32_t word = r ? (hh ? kw[1][1] : kw[1][0]) : (hh ? kw[0][1] : kw[0][0]);
-      if (q < a.len && k0 + 32 * hh < a.len)
-        a.keep_bits[static_cast<size_t>(a.s0 + q) * (a.seq_len / 32) + (k0 >> 5) + hh] = word;
+    if (keep_out) {  // the word this lane drew
+      const int q = a.row0 + warp * 16 + g + 8 * (t >> 1), key = k0 + 32 * (t & 1);
+      if (q < a.len && key < a.len)
+        a.keep_bits[static_cast<size_t>(a.s0 + q) * (a.seq_len / 32) + (key >> 5)] = drawn;
     }
 
     // O += P V: B[k = key][n = dim] = V[key][dim], rows = keys in shared memory, so B's reg j (keys

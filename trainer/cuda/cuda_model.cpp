@@ -37,6 +37,7 @@ struct LayerActs {
   Buf<bf16> qkv, ctx, ao, h1, pre, act, fo, h2;
   Buf<float> lse, mean1, rstd1, mean2, rstd2;
   Buf<uint32_t> keep_bits;  // attention dropout's keep flags, written by the forward for the backward
+  Buf<uint8_t> ln_keep1, ln_keep2;  // the two LayerNorms' hidden-dropout keep flags, the same way (1 bit each)
 };
 
 // LayerNorm without residual or dropout (embeddings, MLM transform).
@@ -126,6 +127,7 @@ struct CudaModel::State {
   uint32_t* keep_bits(LayerActs& a) const {
     return drop.enabled && c.attention_dropout > 0.f ? a.keep_bits.get() : nullptr;
   }
+  uint8_t* ln_keep(Buf<uint8_t>& b) const { return drop.enabled && c.hidden_dropout > 0.f ? b.get() : nullptr; }
   EmbeddingInputs emb_inputs() const { return EmbeddingInputs{ids.get(), pos.get(), seg.get(), mask.get(), T}; }
   // Q, K and V kernels (and biases) sit at one stride in the flat buffer: the fused QKV batch, writing
   // the column blocks of the [tokens, 3*hidden] qkv tensor.
@@ -187,6 +189,7 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
   s.x0 = Buf<bf16>(sz(T, H));
   s.emb_mean = Buf<float>(T);
   s.emb_rstd = Buf<float>(T);
+  const AttentionShape attn_max{T, lim.seq_len, c.heads, Sx, lim.seq_len};  // the largest batch's attention
   s.layers.resize(static_cast<size_t>(c.layers));
   for (auto& a : s.layers) {
     a.qkv = Buf<bf16>(sz(T, 3 * H));
@@ -195,8 +198,10 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
     if (!s.fp8) a.act = Buf<bf16>(sz(T, I));  // fp8: the GELU output exists in FP8 only
     a.lse = Buf<float>(sz(c.heads, T));
     if (c.attention_dropout > 0.f)  // seq_len % 32 != 0: none, the backward draws the masks again
-      if (const size_t words = attention_keep_words(AttentionShape{T, lim.seq_len, c.heads, Sx, lim.seq_len}))
+      if (const size_t words = attention_keep_words(attn_max))
         a.keep_bits = Buf<uint32_t>(words);
+    if (c.hidden_dropout > 0.f)  // hidden % 8 == 0 (layernorm's own limit): whole bytes a row
+      for (Buf<uint8_t>* b : {&a.ln_keep1, &a.ln_keep2}) *b = Buf<uint8_t>(sz(T, H) / 8);
     for (Buf<float>* b : {&a.mean1, &a.rstd1, &a.mean2, &a.rstd2}) *b = Buf<float>(T);
   }
   for (Buf<bf16>* b : {&s.mlm_in, &s.mlm_x, &s.mlm_act, &s.mlm_t, &s.dm_t, &s.dm_act, &s.dm_pre, &s.dm_in})
@@ -216,7 +221,7 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
   s.dqkv = Buf<bf16>(sz(T, 3 * H));
   s.ln_scratch = Buf<float>(layernorm_backward_scratch_floats(std::max(T, Mx), H));
   s.ba_scratch = Buf<float>(bias_act_backward_scratch_floats(std::max(Mx, Sx), H));
-  s.attn_scratch = Buf<float>(attention_backward_scratch_floats(AttentionShape{T, lim.seq_len, c.heads, Sx, lim.seq_len}));
+  s.attn_scratch = Buf<float>(attention_backward_scratch_floats(attn_max));
   s.bias_scratch = Buf<float>(static_cast<size_t>(std::max({3 * H, I, s.vpad, kNspLd})));
 }
 
@@ -345,7 +350,10 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
   s.drop = d;
   const float ph = c.hidden_dropout, pa = c.attention_dropout;
   auto mark = [&](Op op) { mark_op(timer, op, st); };
-  if (s.fp8) s.fp8->set_recording(training);
+  if (s.fp8) {
+    s.fp8->set_recording(training);
+    s.fp8->set_timer(timer);
+  }
 
   mark(Op::EmbeddingFwd);
   embedding_forward(s.emb_inputs(), {P16 + L.word_emb, P16 + L.pos_emb, P16 + L.type_emb}, s.emb_sum.get(), H, st);
@@ -384,6 +392,7 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
     l1.y = a.h1.get();
     l1.mean = a.mean1.get();
     l1.rstd = a.rstd1.get();
+    l1.keep_out = s.ln_keep(a.ln_keep1);
     l1.rows = T;
     l1.hidden = H;
     mark(Op::LayerNormFwd);
@@ -409,6 +418,7 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
     l2.y = a.h2.get();
     l2.mean = a.mean2.get();
     l2.rstd = a.rstd2.get();
+    l2.keep_out = s.ln_keep(a.ln_keep2);
     mark(Op::LayerNormFwd);
     layernorm_forward(l2, st);
     x = a.h2.get();
@@ -465,6 +475,7 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
   cudaStream_t st = s.stream;
   const float ph = c.hidden_dropout, pa = c.attention_dropout;
   auto mark = [&](Op op) { mark_op(timer, op, st); };
+  if (s.fp8) s.fp8->set_timer(timer);
 
   mark(Op::Copies);
   BERT_CUDA_CHECK(cudaMemsetAsync(s.dH.get(), 0, sz(T, H) * sizeof(bf16), st));
@@ -535,6 +546,7 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
     l2.x = a.fo.get();
     l2.residual = a.h1.get();
     l2.dropout = s.spec(l, 2, ph);
+    l2.keep = s.ln_keep(a.ln_keep2);
     l2.gamma = P + o.o_ln_g;
     l2.mean = a.mean2.get();
     l2.rstd = a.rstd2.get();
@@ -570,6 +582,7 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
     l1.x = a.ao.get();
     l1.residual = x;
     l1.dropout = s.spec(l, 1, ph);
+    l1.keep = s.ln_keep(a.ln_keep1);
     l1.gamma = P + o.ao_ln_g;
     l1.mean = a.mean1.get();
     l1.rstd = a.rstd1.get();

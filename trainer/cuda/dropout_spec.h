@@ -1,6 +1,7 @@
 // The dropout argument of the CUDA kernels: the rate and the CPU trainer's RNG stream
 // (trainer/model/dropout_rng.h, host and device: the masks are the CPU's bit for bit), with the
-// kernels' ways of drawing it (one Philox call for 2 or 4 elements) and a device micro-step.
+// kernels' ways of drawing it (one Philox call for 2 or 4 elements of a hidden state, for 8 attention
+// probabilities) and a device micro-step.
 #pragma once
 #include <cstdint>
 
@@ -45,6 +46,10 @@ struct DropoutSpec {
     const model::Philox4 r = rng.block(i0 >> 2);
     for (int j = 0; j < 4; ++j) k[j] = word_keeps(r.v[j]);
   }
+  // Attention probabilities (dropout_rng.h's 16-bit draw): keep flags of elements 8q .. 8q + 7 as bits
+  // 0..7, and of one element.
+  BERT_HD uint32_t keep8(uint64_t q) const { return p <= 0.f ? 0xffu : rng.keep_bits8(q, p); }
+  BERT_HD bool keep_attention(uint64_t element) const { return p <= 0.f || rng.keep_attention(element, p); }
 };
 
 }  // namespace bert::cuda

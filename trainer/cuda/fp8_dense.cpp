@@ -5,6 +5,7 @@
 
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/fp8_cast.h"
+#include "trainer/cuda/op_timer.h"
 #include "trainer/model/forward_types.h"
 
 namespace bert::cuda {
@@ -92,18 +93,28 @@ void Fp8DenseLayers::cast_weights(const float* P, const bf16* P16, cudaStream_t 
   }
 }
 
-void Fp8DenseLayers::dense_forward(const bf16* x, Fp8CastOp op, int x_tensor, uint8_t* x_t, const uint8_t* wt,
-                                   int w_tensor, const bf16* bias, bf16* y, int T, int in, int out, cudaStream_t st) {
+Fp8CastArgs Fp8DenseLayers::activation_cast(const bf16* x, Fp8CastOp op, const bf16* aux, Fp8Format format,
+                                             int tensor, bool record, uint8_t* out, uint8_t* out_t, int T,
+                                             int cols) {
   Fp8CastArgs a;
   a.x_bf16 = x;
   a.rows = T;
-  a.cols = in;
+  a.cols = cols;
   a.op = op;
-  a.scale = scaling_.scale(x_tensor);
-  a.amax = recording_ ? scaling_.amax(x_tensor) : nullptr;
-  a.out = in8_.get();
-  a.out_t = x_t;
-  fp8_cast(a, st);
+  a.aux = aux;
+  a.format = format;
+  a.scale = scaling_.scale(tensor);
+  a.amax = record ? scaling_.amax(tensor) : nullptr;
+  a.out = out;
+  a.out_t = out_t;
+  return a;
+}
+
+void Fp8DenseLayers::dense_forward(const bf16* x, Fp8CastOp op, int x_tensor, uint8_t* x_t, const uint8_t* wt,
+                                   int w_tensor, const bf16* bias, bf16* y, int T, int in, int out, cudaStream_t st) {
+  mark_part(timer_, model::StepOp::Fp8CastFwd, st, [&] {
+    fp8_cast(activation_cast(x, op, nullptr, Fp8Format::e4m3, x_tensor, recording_, in8_.get(), x_t, T, in), st);
+  });
   Fp8GemmArgs g;
   g.x = {in8_.get(), Fp8Format::e4m3, scaling_.scale_inv(x_tensor), in};
   g.w = {wt, Fp8Format::e4m3, scaling_.scale_inv(w_tensor), in};
@@ -119,20 +130,12 @@ void Fp8DenseLayers::dense_forward(const bf16* x, Fp8CastOp op, int x_tensor, ui
 
 void Fp8DenseLayers::cast_grad(const bf16* dy, Fp8CastOp op, const bf16* pre, int grad_tensor, int T, int out,
                                float* db, int block, int64_t block_stride, cudaStream_t st) {
-  Fp8CastArgs a;
-  a.x_bf16 = dy;
-  a.rows = T;
-  a.cols = out;
-  a.op = op;
-  a.aux = pre;
-  a.format = Fp8Format::e5m2;
-  a.scale = scaling_.scale(grad_tensor);
-  a.amax = scaling_.amax(grad_tensor);
-  a.out = dy8_.get();
-  a.out_t = dy8t_.get();
+  Fp8CastArgs a = activation_cast(dy, op, pre, Fp8Format::e5m2, grad_tensor, true, dy8_.get(), dy8t_.get(), T, out);
   a.colsum_partial = colsum_.get();
-  fp8_cast(a, st);
-  fp8_colsum_finish(colsum_.get(), T, out, db, block, block_stride, st);
+  mark_part(timer_, model::StepOp::Fp8CastBwd, st, [&] {
+    fp8_cast(a, st);
+    fp8_colsum_finish(colsum_.get(), T, out, db, block, block_stride, st);
+  });
 }
 
 void Fp8DenseLayers::data_grad(int grad_tensor, const uint8_t* w8, int w_tensor, bf16* dx, float beta, int T, int in,

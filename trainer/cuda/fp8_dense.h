@@ -30,6 +30,8 @@
 
 namespace bert::cuda {
 
+class OpTimer;
+
 class Fp8DenseLayers {
  public:
   // The FP8 tensors of layer l: index l * kTensorsPerLayer + one of these.
@@ -47,6 +49,8 @@ class Fp8DenseLayers {
   void cast_weights(const float* params, const __nv_bfloat16* params16, cudaStream_t stream);
   // Whether the forward casts raise the amaxes (training) or not (evaluation: the recipe sees training only).
   void set_recording(bool on) { recording_ = on; }
+  // The profile's timer (null: none): the casts are timed as fp8_cast.fwd / .bwd inside their dense layer.
+  void set_timer(OpTimer* t) { timer_ = t; }
 
   // Forward of layer l over T tokens (rows x seq_len at most).
   void qkv_forward(int l, const __nv_bfloat16* x, __nv_bfloat16* qkv, int T, cudaStream_t stream);
@@ -81,6 +85,10 @@ class Fp8DenseLayers {
     DeviceBuffer<__nv_bfloat16> qkv_bias;                                          // [3 * hidden]
     DeviceBuffer<uint8_t> x_t, ctx_t, h1_t, act_t;                                  // inputs^T, for dW
   };
+  // The cast of a bf16 [T, cols] activation or gradient x through op (aux: dgelu's pre-activation) into
+  // out and out_t with tensor's scale, raising its amax when record.
+  Fp8CastArgs activation_cast(const __nv_bfloat16* x, Fp8CastOp op, const __nv_bfloat16* aux, model::Fp8Format format,
+                              int tensor, bool record, uint8_t* out, uint8_t* out_t, int T, int cols);
   // x (bf16 [T, in]) -> op -> cast: in8_ (E4M3, x_tensor's scale) and x_t ([in, T], kept for dW); then
   // y[T, out] (+bias) = x8 · W8^T, wt = W8^T [out, in]
   void dense_forward(const __nv_bfloat16* x, Fp8CastOp op, int x_tensor, uint8_t* x_t, const uint8_t* wt, int w_tensor,
@@ -109,6 +117,7 @@ class Fp8DenseLayers {
   DeviceBuffer<uint8_t> in8_, dy8_, dy8t_;  // scratch: the current GEMM's row-major input, gradient (and ^T)
   DeviceBuffer<float> colsum_;              // bias-gradient partial sums
   bool recording_ = true;
+  OpTimer* timer_ = nullptr;
 };
 
 }  // namespace bert::cuda

@@ -1,28 +1,16 @@
 #include "trainer/cuda/fp8_gemm.h"
 
+#include <array>
+#include <memory>
 #include <string>
 
 #include "trainer/cuda/check.h"
+#include "trainer/cuda/cublaslt_plan.h"
 
 namespace bert::cuda {
 namespace {
 
-struct Descs {  // RAII for one call's descriptors
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
-  cublasLtMatmulPreference_t pref = nullptr;
-  ~Descs() {
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
-    for (cublasLtMatrixLayout_t l : {d, c, b, a})
-      if (l) cublasLtMatrixLayoutDestroy(l);
-    if (op) cublasLtMatmulDescDestroy(op);
-  }
-};
-
-template <typename T>
-void set_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const T& v) {
-  BERT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, attr, &v, sizeof(v)));
-}
+using PlanKey = std::array<int64_t, 13>;
 
 cudaDataType_t cuda_type(model::Fp8Format f) { return f == model::Fp8Format::e4m3 ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2; }
 
@@ -50,10 +38,7 @@ const char* out_name(Fp8OutType t) {
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-// The largest power of two (at most 256) dividing the address. The heuristic assumes 256-byte-aligned
-// matrices unless told otherwise, and an algorithm it picks on that assumption is refused by
-// cublasLtMatmul (NOT_SUPPORTED) for a matrix at a smaller alignment (a column block, a tensor inside a
-// flat buffer).
+// The largest power of two (at most 256) dividing the address.
 uint32_t alignment(const void* p) {
   const auto a = reinterpret_cast<uintptr_t>(p);
   uint32_t al = 256;
@@ -61,9 +46,13 @@ uint32_t alignment(const void* p) {
   return al;
 }
 
-void set_min_alignment(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void* p) {
-  const uint32_t al = alignment(p);
-  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &al, sizeof(al)));
+// The per-call pointers of the descriptor: both scale_inv, and where given D's scale, its amax and the bias.
+void set_pointers(cublasLtMatmulDesc_t op, const Fp8GemmArgs& a) {
+  set_lt_attr(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(a.w.scale_inv));
+  set_lt_attr(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(a.x.scale_inv));
+  if (a.d_scale) set_lt_attr(op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, static_cast<const void*>(a.d_scale));
+  if (a.amax_d) set_lt_attr(op, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, static_cast<void*>(a.amax_d));
+  if (a.bias) set_lt_attr(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(a.bias));
 }
 
 std::string shape(const Fp8GemmArgs& a) {
@@ -72,12 +61,18 @@ std::string shape(const Fp8GemmArgs& a) {
 
 }  // namespace
 
+struct Fp8Gemm::PlanCache {
+  LtPlanCache<13> plans;
+};
+
 Fp8Gemm::Fp8Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
   BERT_CUBLAS_CHECK(cublasLtCreate(&handle_));
   if (workspace_bytes_) BERT_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
+  plans_ = new PlanCache;  // last: nothing after it can throw and leak it
 }
 
 Fp8Gemm::~Fp8Gemm() {
+  delete plans_;
   if (c16_) cudaFree(c16_);
   if (workspace_) cudaFree(workspace_);
   if (handle_) cublasLtDestroy(handle_);
@@ -101,23 +96,6 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
     throw CudaError("Fp8Gemm: an FP8 output takes d_scale (and amax_d), no beta or bias; other outputs neither");
   if (a.bias && a.d_type != Fp8OutType::bf16) throw CudaError("Fp8Gemm: a bias needs the bf16 output");
 
-  // Column-major: D (cols x rows) = W^T (cols x k, W stored k x cols: op T) * X (k x rows, op N).
-  Descs ds;
-  BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&ds.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
-  set_attr(ds.op, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
-  set_attr(ds.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(a.w.scale_inv));
-  set_attr(ds.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(a.x.scale_inv));
-  if (a.d_scale) set_attr(ds.op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, static_cast<const void*>(a.d_scale));
-  if (a.amax_d) set_attr(ds.op, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, static_cast<void*>(a.amax_d));
-  set_attr(ds.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<int8_t>(a.fast_accum ? 1 : 0));
-  if (a.bias) {
-    set_attr(ds.op, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
-    set_attr(ds.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(a.bias));
-    set_attr(ds.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, static_cast<int32_t>(CUDA_R_16BF));
-  }
-  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.a, cuda_type(a.w.format), a.k, a.cols, ldw));
-  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.b, cuda_type(a.x.format), a.k, a.rows, ldx));
   // C is D itself, except for an FP8 D: a bf16 C of its own (never read: beta 0), as NVIDIA's FP8 sample
   void* c = a.d;
   if (fp8_out) {
@@ -131,16 +109,6 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
     }
     c = c16_;
   }
-  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.c, fp8_out ? CUDA_R_16BF : cuda_type(a.d_type), a.cols, a.rows,
-                                               fp8_out ? a.cols : ldd));
-  BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.d, cuda_type(a.d_type), a.cols, a.rows, ldd));
-  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&ds.pref));
-  BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                         &workspace_bytes_, sizeof(workspace_bytes_)));
-  set_min_alignment(ds.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, a.w.p);
-  set_min_alignment(ds.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, a.x.p);
-  set_min_alignment(ds.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, c);
-  set_min_alignment(ds.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, a.d);
   // which call of the model it was: its shape, types, strides and alignments
   const auto what = [&] {
     return shape(a) + " (rows x cols x k; x " + fp8_name(a.x.format) + " ld " + std::to_string(ldx) + " at " +
@@ -150,24 +118,65 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
            (a.bias ? ", bias at " + std::to_string(alignment(a.bias)) + " B" : std::string()) +
            (a.fast_accum ? ", fast accumulation" : "") + ")";
   };
-  // The heuristic's candidates, best first; the next one where cublasLtMatmul refuses one.
-  constexpr int kCandidates = 4;
-  cublasLtMatmulHeuristicResult_t heur[kCandidates] = {};
-  int found = 0;
-  const cublasStatus_t hs =
-      cublasLtMatmulAlgoGetHeuristic(handle_, ds.op, ds.a, ds.b, ds.c, ds.d, ds.pref, kCandidates, heur, &found);
-  if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
-    throw CudaError("cuBLASLt: no FP8 algorithm for " + what() + ": " + cublasLtGetStatusString(hs) +
-                    " (FP8 needs sm_89 or later)");
-  const float alpha = 1.f;
-  std::string refused;
-  for (int i = 0; i < found; ++i) {
-    const cublasStatus_t st = cublasLtMatmul(handle_, ds.op, &alpha, a.w.p, ds.a, a.x.p, ds.b, &a.beta, c, ds.c, a.d,
-                                             ds.d, &heur[i].algo, workspace_, workspace_bytes_, stream);
-    if (st == CUBLAS_STATUS_SUCCESS) return;
-    refused += std::string(i ? "; " : "") + "candidate " + std::to_string(i + 1) + ": " + cublasLtGetStatusString(st);
+
+  const PlanKey key{a.rows, a.cols, a.k, ldx, ldw, ldd, static_cast<int64_t>(a.x.format),
+                    static_cast<int64_t>(a.w.format), static_cast<int64_t>(a.d_type),
+                    (a.bias ? 1 : 0) | (a.d_scale ? 2 : 0) | (a.amax_d ? 4 : 0) | (a.fast_accum ? 8 : 0),
+                    alignment(a.x.p), alignment(a.w.p), alignment(a.d)};
+  std::unique_ptr<LtPlan>& slot = plans_->plans[key];
+  if (!slot) {
+    // Column-major: D (cols x rows) = W^T (cols x k, W stored k x cols: op T) * X (k x rows, op N).
+    auto p = std::make_unique<LtPlan>();
+    BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<int8_t>(a.fast_accum ? 1 : 0));
+    if (a.bias) {
+      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
+      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, static_cast<int32_t>(CUDA_R_16BF));
+    }
+    set_pointers(p->op, a);  // the heuristic sees which scales and epilogue pointers there are
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, cuda_type(a.w.format), a.k, a.cols, ldw));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, cuda_type(a.x.format), a.k, a.rows, ldx));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->c, fp8_out ? CUDA_R_16BF : cuda_type(a.d_type), a.cols, a.rows,
+                                                 fp8_out ? a.cols : ldd));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, cuda_type(a.d_type), a.cols, a.rows, ldd));
+    cublasLtMatmulPreference_t pref = nullptr;
+    BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    const auto set_pref = [&](cublasLtMatmulPreferenceAttributes_t attr, const void* v, size_t n) {
+      const cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, attr, v, n);
+      if (st != CUBLAS_STATUS_SUCCESS) cublasLtMatmulPreferenceDestroy(pref);
+      BERT_CUBLAS_CHECK(st);
+    };
+    set_pref(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_, sizeof(workspace_bytes_));
+    // The heuristic assumes 256-byte-aligned matrices unless told; an algorithm picked on that assumption
+    // is refused by cublasLtMatmul for a matrix at a smaller alignment (a column block, a tensor inside a
+    // flat buffer). C (FP8 output) is c16_, from cudaMalloc.
+    const uint32_t al[4] = {alignment(a.w.p), alignment(a.x.p), alignment(c), alignment(a.d)};
+    set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al[0], sizeof(uint32_t));
+    set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[1], sizeof(uint32_t));
+    set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof(uint32_t));
+    set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof(uint32_t));
+    cublasLtMatmulHeuristicResult_t heur{};
+    int found = 0;
+    const cublasStatus_t hs =
+        cublasLtMatmulAlgoGetHeuristic(handle_, p->op, p->a, p->b, p->c, p->d, pref, 1, &heur, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
+      throw CudaError("cuBLASLt: no FP8 algorithm for " + what() + ": " + cublasLtGetStatusString(hs) +
+                      " (FP8 needs sm_89 or later)");
+    p->found = true;
+    p->algo = heur.algo;
+    slot = std::move(p);
   }
-  throw CudaError("cuBLASLt FP8 matmul " + what() + ": every candidate of the heuristic refused: " + refused);
+  LtPlan& p = *slot;
+  set_pointers(p.op, a);
+  const float alpha = 1.f;
+  const cublasStatus_t st = cublasLtMatmul(handle_, p.op, &alpha, a.w.p, p.a, a.x.p, p.b, &a.beta, c, p.c, a.d, p.d,
+                                           &p.algo, workspace_, workspace_bytes_, stream);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    throw CudaError("cuBLASLt FP8 matmul " + what() + ": the heuristic's algorithm refused: " +
+                    cublasLtGetStatusString(st));
 }
 
 }  // namespace bert::cuda

@@ -52,9 +52,13 @@ class Fp8Gemm {
   Fp8Gemm(const Fp8Gemm&) = delete;
   Fp8Gemm& operator=(const Fp8Gemm&) = delete;
 
+  // Descriptors and the heuristic's algorithm are made on a call shape's first call and kept (the
+  // pointers set per call): a graph replays it, an eager call queries nothing again.
   void run(const Fp8GemmArgs& a, cudaStream_t stream);
 
  private:
+  struct PlanCache;
+  PlanCache* plans_ = nullptr;  // owned
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_;

@@ -8,6 +8,7 @@
 
 #include "trainer/cuda/cast.h"
 #include "trainer/cuda/check.h"
+#include "trainer/cuda/cublaslt_plan.h"
 #include "trainer/cuda/column_sum.h"
 
 namespace bert::cuda {
@@ -34,25 +35,6 @@ struct Gemm::Call {
 
 namespace {
 
-// A call shape's descriptors and the heuristic's answer for it. Pointers (A, B, D and the epilogue's
-// bias and aux) are not part of it: cuBLASLt's heuristic does not see them, and the bias and aux
-// pointers are set on the cached descriptor before each call.
-struct Plan {
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
-  bool found = false;
-  cublasLtMatmulAlgo_t algo{};
-  Plan() = default;
-  Plan(const Plan&) = delete;
-  Plan& operator=(const Plan&) = delete;
-  ~Plan() {
-    if (d) cublasLtMatrixLayoutDestroy(d);
-    if (b) cublasLtMatrixLayoutDestroy(b);
-    if (a) cublasLtMatrixLayoutDestroy(a);
-    if (op) cublasLtMatmulDescDestroy(op);
-  }
-};
-
 using PlanKey = std::array<int64_t, 18>;
 
 void set_batch(cublasLtMatrixLayout_t l, int count, int64_t stride) {
@@ -62,15 +44,10 @@ void set_batch(cublasLtMatrixLayout_t l, int count, int64_t stride) {
       cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
 }
 
-template <typename T>
-void set_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const T& v) {
-  BERT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, attr, &v, sizeof(v)));
-}
-
 }  // namespace
 
 struct Gemm::PlanCache {
-  std::map<PlanKey, std::unique_ptr<Plan>> plans;
+  LtPlanCache<18> plans;
 };
 
 Gemm::Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
@@ -90,17 +67,17 @@ bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
   if (c.m == 0 || c.n == 0) return true;
   const PlanKey key{c.op_a, c.op_b, c.m, c.n, c.k, c.lda, c.ldb, c.ldd, c.d_type, c.epilogue, c.bias != nullptr,
                     c.aux != nullptr, c.aux_ld, c.batch, c.stride_a, c.stride_b, c.stride_d, c.stride_bias};
-  std::unique_ptr<Plan>& slot = plans_->plans[key];
+  std::unique_ptr<LtPlan>& slot = plans_->plans[key];
   if (!slot) {
-    auto p = std::make_unique<Plan>();
+    auto p = std::make_unique<LtPlan>();
     BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    set_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, c.op_a);
-    set_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, c.op_b);
-    set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, c.epilogue);
-    if (c.bias) set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
+    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, c.op_a);
+    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, c.op_b);
+    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, c.epilogue);
+    if (c.bias) set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
     if (c.aux) {
-      set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
-      set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, c.aux_ld);
+      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
+      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, c.aux_ld);
     }
     const bool ta = c.op_a != CUBLAS_OP_N, tb = c.op_b != CUBLAS_OP_N;
     BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, ta ? c.k : c.m, ta ? c.m : c.k, c.lda));
@@ -109,7 +86,7 @@ bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
     set_batch(p->a, c.batch, c.stride_a);
     set_batch(p->b, c.batch, c.stride_b);
     set_batch(p->d, c.batch, c.stride_d);
-    if (c.batch > 1 && c.bias) set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
+    if (c.batch > 1 && c.bias) set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
     cublasLtMatmulPreference_t pref = nullptr;
     BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     const cublasStatus_t ps = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
@@ -126,14 +103,14 @@ bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
     p->algo = heur.algo;
     slot = std::move(p);
   }
-  Plan& p = *slot;
+  LtPlan& p = *slot;
   if (!p.found) {
     if (may_fail) return false;
     throw CudaError("cuBLASLt: no algorithm for m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
                     " k=" + std::to_string(c.k) + " epilogue=" + std::to_string(static_cast<int>(c.epilogue)));
   }
-  if (c.bias) set_attr(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
-  if (c.aux) set_attr(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
+  if (c.bias) set_lt_attr(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
+  if (c.aux) set_lt_attr(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
   const float alpha = 1.f;
   BERT_CUBLAS_CHECK(cublasLtMatmul(handle_, p.op, &alpha, c.a, p.a, c.b, p.b, &c.beta, c.d, p.d, c.d, p.d, &p.algo,
                                    workspace_, workspace_bytes_, stream));

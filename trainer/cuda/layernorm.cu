@@ -15,8 +15,24 @@ constexpr int kMaxBlocks = 512;  // fixed cap so the gamma/beta partials have a 
 
 int grid_for(int rows) { return std::min<int>(kMaxBlocks, std::max(1, (rows + kWarps - 1) / kWarps)); }
 
-// z = dropout(x) + residual for the lane's chunks; chunks past `hidden` are left untouched.
-__device__ __forceinline__ void load_z(const bf16* x, const bf16* res, const DropoutSpec& d, float scale, int row, int hidden, int lane, float v[kChunks][8]) {
+// The keep flags of elements off .. off + 7 as bits 0..7: the forward's byte, or drawn (two Philox calls).
+__device__ __forceinline__ uint32_t chunk_keeps(const DropoutSpec& d, const uint8_t* keep_in, size_t off) {
+  if (keep_in) return keep_in[off >> 3];
+  bool k[8];
+  d.keep4(off, k);
+  d.keep4(off + 4, k + 4);
+  uint32_t bits = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) bits |= uint32_t(k[j]) << j;
+  return bits;
+}
+
+// z = dropout(x) + residual for the lane's chunks; chunks past `hidden` are left untouched. With dropout,
+// the keep flags of chunk k are bits 8k.. of *keeps (read from keep_in, else drawn; written to keep_out).
+__device__ __forceinline__ void load_z(const bf16* x, const bf16* res, const DropoutSpec& d, float scale, int row,
+                                       int hidden, int lane, float v[kChunks][8], const uint8_t* keep_in,
+                                       uint8_t* keep_out, uint32_t* keeps) {
+  *keeps = 0;
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
     const int c = (k * 32 + lane) * 8;
@@ -24,11 +40,11 @@ __device__ __forceinline__ void load_z(const bf16* x, const bf16* res, const Dro
     const size_t off = static_cast<size_t>(row) * hidden + c;
     dev::load8(x + off, v[k]);
     if (d.p > 0.f) {
-      bool keep[8];
-      d.keep4(off, keep);
-      d.keep4(off + 4, keep + 4);
+      const uint32_t kb = chunk_keeps(d, keep_in, off);
+      if (keep_out) keep_out[off >> 3] = static_cast<uint8_t>(kb);
+      *keeps |= kb << (8 * k);
 #pragma unroll
-      for (int j = 0; j < 8; ++j) v[k][j] = keep[j] ? v[k][j] * scale : 0.f;
+      for (int j = 0; j < 8; ++j) v[k][j] = (kb >> j) & 1u ? v[k][j] * scale : 0.f;
     }
     if (res) {
       float r[8];
@@ -45,7 +61,8 @@ __global__ void __launch_bounds__(kWarps * 32) layernorm_forward_kernel(LayerNor
   const float scale = a.dropout.scale();
   for (int row = blockIdx.x * kWarps + warp; row < a.rows; row += gridDim.x * kWarps) {
     float v[kChunks][8];
-    load_z(a.x, a.residual, a.dropout, scale, row, a.hidden, lane, v);
+    uint32_t keeps;
+    load_z(a.x, a.residual, a.dropout, scale, row, a.hidden, lane, v, nullptr, a.keep_out, &keeps);
     float s = 0.f;
 #pragma unroll
     for (int k = 0; k < kChunks; ++k)
@@ -93,7 +110,8 @@ __global__ void __launch_bounds__(kWarps * 32, 2) layernorm_backward_kernel(Laye
   __syncwarp();
   for (int row = blockIdx.x * kWarps + warp; row < a.rows; row += gridDim.x * kWarps) {
     float v[kChunks][8], dy[kChunks][8];
-    load_z(a.x, a.residual, a.dropout, scale, row, a.hidden, lane, v);
+    uint32_t keeps;  // the same flags again for dx
+    load_z(a.x, a.residual, a.dropout, scale, row, a.hidden, lane, v, a.keep, nullptr, &keeps);
     const float mean = a.mean[row], rstd = a.rstd[row];
     float s1 = 0.f, s2 = 0.f;
 #pragma unroll
@@ -131,13 +149,9 @@ __global__ void __launch_bounds__(kWarps * 32, 2) layernorm_backward_kernel(Laye
       for (int j = 0; j < 8; ++j) dz[j] = rstd * (dy[k][j] - s1 - v[k][j] * s2);
       if (a.dz) dev::store8(a.dz + off, dz);
       if (a.dx) {
-        if (a.dropout.p > 0.f) {
-          bool keep[8];
-          a.dropout.keep4(off, keep);
-          a.dropout.keep4(off + 4, keep + 4);
+        if (a.dropout.p > 0.f)
 #pragma unroll
-          for (int j = 0; j < 8; ++j) dz[j] = keep[j] ? dz[j] * scale : 0.f;
-        }
+          for (int j = 0; j < 8; ++j) dz[j] = (keeps >> (8 * k + j)) & 1u ? dz[j] * scale : 0.f;
         dev::store8(a.dx + off, dz);
       }
     }

@@ -2,13 +2,15 @@
 //   z = dropout(x) + residual        (dropout and residual optional)
 //   y = gamma * (z - mean) * rstd + beta,   rstd = 1 / sqrt(var + eps)
 // bf16 activations, fp32 statistics and fp32 gamma/beta (read from the master buffer).
-// Backward recomputes z from x, residual and the counter-based mask (nothing else is stored).
+// Backward recomputes z from x and residual, with the forward's dropout keep flags (keep_out -> keep: one
+// bit an element, 1/16 of x's bytes) or, without them, the counter-based mask drawn again.
 // Limits: hidden % 8 == 0 and hidden <= 1024 (BERT-Large), checked.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "trainer/cuda/dropout_spec.h"
 
@@ -23,6 +25,8 @@ struct LayerNormForwardArgs {
   __nv_bfloat16* y = nullptr;
   float* mean = nullptr;   // [rows]
   float* rstd = nullptr;   // [rows]
+  // nullable; with dropout: the keep flag of x's element e = row * hidden + c as bit e % 8 of byte e / 8
+  uint8_t* keep_out = nullptr;
   int rows = 0, hidden = 0;
   float eps = 1e-12f;
 };
@@ -33,6 +37,7 @@ struct LayerNormBackwardArgs {
   const __nv_bfloat16* x = nullptr;
   const __nv_bfloat16* residual = nullptr;  // nullable, as in forward
   DropoutSpec dropout;                      // as in forward
+  const uint8_t* keep = nullptr;            // nullable: the forward's keep_out (then no Philox here)
   const float* gamma = nullptr;
   const float* mean = nullptr;
   const float* rstd = nullptr;

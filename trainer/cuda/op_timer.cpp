@@ -38,6 +38,10 @@ void OpTimer::mark(model::StepOp op, cudaStream_t stream) {
   spans_.push_back(Span{op, record(stream), -1});
 }
 
+model::StepOp OpTimer::current() const {
+  return !spans_.empty() && spans_.back().end < 0 ? spans_.back().op : model::StepOp::Copies;
+}
+
 void OpTimer::stop(cudaStream_t stream) {
   if (!spans_.empty() && spans_.back().end < 0) spans_.back().end = record(stream);
 }

@@ -34,6 +34,8 @@ class OpTimer {
   void reset();  // forget the marks (host bookkeeping only; the events are reused)
   void mark(model::StepOp op, cudaStream_t stream);
   void stop(cudaStream_t stream);
+  // The open op (what a nested part marks again after its own op): Copies when none is open.
+  model::StepOp current() const;
   // Waits for the last event and sums the spans. Each span's events must have run once since reset().
   OpTimes read() const;
 
@@ -51,6 +53,17 @@ class OpTimer {
 // Marks `op` when a timer is present (the call sites of the model and the train step).
 inline void mark_op(OpTimer* t, model::StepOp op, cudaStream_t stream) {
   if (t) t->mark(op, stream);
+}
+
+// Times a part of an op as `op` of its own, then reopens the op it was part of (the FP8 casts inside a
+// dense layer): `part` runs either way.
+template <class F>
+void mark_part(OpTimer* t, model::StepOp op, cudaStream_t stream, F&& part) {
+  if (!t) return part();
+  const model::StepOp outer = t->current();
+  t->mark(op, stream);
+  part();
+  t->mark(outer, stream);
 }
 
 }  // namespace bert::cuda

@@ -63,6 +63,7 @@ void CudaTrainStep::enqueue(Phase phase, uint32_t micro_step, OpTimer* timer) {
   if (last) {
     lamb_.step(model_.params_f32(), model_.grads_f32(), m_.get(), v_.get(), model_.params_bf16(), s);
     if (Fp8DenseLayers* fp8 = model_.fp8()) {  // next scales from this update's amaxes (every rank's), new FP8 weights
+      mark_op(timer, model::StepOp::Fp8Weights, s);
       if (dp_) dp_->allreduce_max(fp8->scaling().current_amax(), static_cast<size_t>(fp8->scaling().count()), s);
       fp8->end_step(model_.params_f32(), model_.params_bf16(), s);
     }

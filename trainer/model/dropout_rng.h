@@ -4,8 +4,12 @@
 // Philox4x32-10 (Salmon et al. 2011, the Random123 constants) with
 //   key     = (low 32 bits of seed, high 32 bits of seed)
 //   counter = (q low 32 bits, (q >> 32) | rank << 16, micro_step, stream)
-// where q = element_index / 4; output word (element_index % 4) decides one element.
-// The element is DROPPED when (word >> 8) * 2^-24 < p, else kept and scaled by 1/(1-p).
+// Hidden-state dropouts: q = element_index / 4; output word (element_index % 4) decides one element,
+// DROPPED when (word >> 8) * 2^-24 < p, else kept and scaled by 1/(1-p).
+// Attention probabilities (eight times the elements of a hidden state at seq 512): 16 bits an element,
+// 8 elements a Philox call (half the Philox work; FlashAttention-2 draws 8 bits): q = element_index / 8,
+// element 8q + i is the low (i even) or high (i odd) half of word i / 2, DROPPED when half * 2^-16 < p
+// (p resolved to 2^-16: 0.1 drops 6554 of 65536 values, 0.100006).
 //   micro_step = optimizer_step * gradient_accumulation_steps + micro-batch index (0-based)
 //   stream     = 0 for the embedding output; for layer l: 1 + 3l (attention probabilities),
 //                2 + 3l (attention output dense), 3 + 3l (FFN output dense)
@@ -54,6 +58,18 @@ struct DropoutStream {
     return static_cast<float>(word >> 8) * (1.0f / 16777216.0f) < p;
   }
   BERT_HD bool keep(uint64_t element, float p) const { return !dropped(block(element >> 2).v[element & 3], p); }
+  // Attention probabilities: the keep flags of elements 8q .. 8q + 7 as bits 0..7.
+  BERT_HD static bool dropped16(uint32_t half, float p) {
+    return static_cast<float>(half) * (1.0f / 65536.0f) < p;
+  }
+  BERT_HD uint32_t keep_bits8(uint64_t q, float p) const {
+    const Philox4 r = block(q);
+    uint32_t bits = 0;
+    for (int i = 0; i < 8; ++i)
+      bits |= static_cast<uint32_t>(!dropped16((r.v[i >> 1] >> (16 * (i & 1))) & 0xffffu, p)) << i;
+    return bits;
+  }
+  BERT_HD bool keep_attention(uint64_t element, float p) const { return (keep_bits8(element >> 3, p) >> (element & 7)) & 1u; }
   // keep flags of elements [first, first + count): one Philox call per 4 elements.
   BERT_HD void fill_keep(uint64_t first, int count, float p, uint8_t* out) const {
     uint64_t e = first;
@@ -61,6 +77,15 @@ struct DropoutStream {
     while (e < end) {
       const Philox4 r = block(e >> 2);
       for (unsigned w = static_cast<unsigned>(e & 3); w < 4 && e < end; ++w, ++e) *out++ = !dropped(r.v[w], p);
+    }
+  }
+  // The same for attention probabilities: one Philox call per 8 elements.
+  BERT_HD void fill_keep_attention(uint64_t first, int count, float p, uint8_t* out) const {
+    uint64_t e = first;
+    const uint64_t end = first + static_cast<uint64_t>(count);
+    while (e < end) {
+      const uint32_t bits = keep_bits8(e >> 3, p);
+      for (unsigned i = static_cast<unsigned>(e & 7); i < 8 && e < end; ++i, ++e) *out++ = (bits >> i) & 1u;
     }
   }
 };

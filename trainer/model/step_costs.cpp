@@ -34,6 +34,7 @@ const char* step_op_name(StepOp op) {
     case StepOp::AttnOutFwd: return "gemm.attn_out.fwd";
     case StepOp::FfnInFwd: return "gemm.ffn_in.fwd";
     case StepOp::FfnOutFwd: return "gemm.ffn_out.fwd";
+    case StepOp::Fp8CastFwd: return "fp8_cast.fwd";
     case StepOp::GatherFwd: return "gather.fwd";
     case StepOp::MlmHeadFwd: return "gemm.mlm_head.fwd";
     case StepOp::BiasActFwd: return "bias_act.fwd";
@@ -50,9 +51,11 @@ const char* step_op_name(StepOp op) {
     case StepOp::AttnOutBwd: return "gemm.attn_out.bwd";
     case StepOp::AttentionBwd: return "attention.bwd";
     case StepOp::QkvBwd: return "gemm.qkv.bwd";
+    case StepOp::Fp8CastBwd: return "fp8_cast.bwd";
     case StepOp::DropoutBwd: return "dropout.bwd";
     case StepOp::EmbeddingBwd: return "embedding.bwd";
     case StepOp::Lamb: return "lamb";
+    case StepOp::Fp8Weights: return "fp8_weights";
     case StepOp::kCount: break;
   }
   return "?";
@@ -110,6 +113,16 @@ StepCosts step_costs(const BertConfig& c, const StepShape& s) {
   // the update: g read for the norm (4), g, m, v, w read and m, v, u written (28), w, u read and w
   // and its bf16 copy written (14). Recomputing u instead of storing it moves the same 46 bytes.
   at(StepOp::Lamb) = {0, 46 * P};
+
+  if (s.fp8) {  // fp8_dense.h: each cast reads bf16 and writes the FP8 copy and its transpose (1 byte each)
+    // forward: the QKV, attention-output and FFN inputs (H wide), GELU(pre) for the output dense (I wide)
+    at(StepOp::Fp8CastFwd) = {0, L * n * (kAct + 2) * (3 * H + I)};
+    // backward: the QKV (3H), attention-output, FFN-output (H) gradients, the FFN input's (I, with GELU'
+    // of the pre-activation read too)
+    at(StepOp::Fp8CastBwd) = {0, L * n * ((kAct + 2) * 5 * H + (2 * kAct + 2) * I)};
+    // the encoder's weights read (fp32) and written as W8 and W8^T
+    at(StepOp::Fp8Weights) = {0, L * (4 * H * H + 2 * H * I) * (kF32 + 2)};
+  }
   return k;
 }
 

@@ -28,6 +28,7 @@ enum class StepOp : int {
   AttnOutFwd,      // attention output dense
   FfnInFwd,        // intermediate dense (+ bias + GELU epilogue)
   FfnOutFwd,       // output dense
+  Fp8CastFwd,      // run.precision fp8: the dense layers' inputs cast to E4M3 (+ the transposed copies)
   GatherFwd,       // the masked rows and the first tokens for the heads
   MlmHeadFwd,      // MLM transform dense + tied decoder over the masked rows
   BiasActFwd,      // standalone bias+GELU (MLM transform) and bias+tanh (pooler)
@@ -44,9 +45,11 @@ enum class StepOp : int {
   AttnOutBwd,
   AttentionBwd,
   QkvBwd,
+  Fp8CastBwd,      // fp8: the output gradients cast to E5M2 (+ transposed, + the bias gradients' column sums)
   DropoutBwd,
   EmbeddingBwd,
   Lamb,            // global norm, moments, trust ratios, update, bf16 copy
+  Fp8Weights,      // fp8: the amax reduction, the next scales and the weights' FP8 copies after LAMB
   kCount
 };
 inline constexpr size_t kStepOps = static_cast<size_t>(StepOp::kCount);
@@ -62,6 +65,7 @@ struct StepShape {
   int64_t masked = 0;
   double sum_len_sq = 0;  // Σ over sequences of length² (attention)
   int64_t params = 0;     // floats the optimizer walks (the flat buffer)
+  bool fp8 = false;       // run.precision fp8: the FP8 casts (the GEMM rows stay as counted for bf16)
 };
 
 struct OpCost {

@@ -12,11 +12,14 @@ using namespace bert::cuda::test;
 
 namespace {
 
-void check_layernorm(int rows, int hidden, bool residual, float p, uint64_t seed) {
+// keep_bytes: the forward also writes its dropout keep flags (== the CPU's mask, bit by bit) and a second
+// backward reads them instead of drawing: the same outputs, bit for bit.
+void check_layernorm(int rows, int hidden, bool residual, float p, uint64_t seed, bool keep_bytes = false) {
   CAPTURE(rows);
   CAPTURE(hidden);
   CAPTURE(residual);
   CAPTURE(p);
+  CAPTURE(keep_bytes);
   std::mt19937_64 g(seed);
   const size_t n = static_cast<size_t>(rows) * hidden;
   auto x = random_vec(n, g, -2.f, 2.f);
@@ -56,8 +59,16 @@ void check_layernorm(int rows, int hidden, bool residual, float p, uint64_t seed
   fa.rows = rows;
   fa.hidden = hidden;
   fa.eps = bert::cpu::kLayerNormEps;
+  auto dkeep = poisoned<uint8_t>(n / 8);
+  if (keep_bytes) fa.keep_out = dkeep.get();
   layernorm_forward(fa, nullptr);
   sync();
+  if (keep_bytes) {
+    const std::vector<uint8_t> bytes = dkeep.download();
+    int wrong = 0;
+    for (size_t i = 0; i < n; ++i) wrong += ((bytes[i / 8] >> (i % 8)) & 1u) != keep[i];
+    CHECK(wrong == 0);
+  }
   CHECK(rel_l2(download_bf16(dyout), y) < 1e-2);
   CHECK(rel_l2(dmean.download(), mean) < 1e-5);
   CHECK(rel_l2(drstd.download(), rstd) < 1e-5);
@@ -87,6 +98,24 @@ void check_layernorm(int rows, int hidden, bool residual, float p, uint64_t seed
   CHECK(rel_l2(download_bf16(ddx), dx) < 1e-2);
   CHECK(rel_l2(ddgamma.download(), dgamma) < 1e-4);
   CHECK(rel_l2(ddbeta.download(), dbeta) < 1e-4);
+  if (keep_bytes) {
+    const auto dz_drawn = download_bf16(ddz), dx_drawn = download_bf16(ddx);  // finite: checked above
+    const auto dgamma_drawn = ddgamma.download(), dbeta_drawn = ddbeta.download();
+    ba.keep = dkeep.get();
+    auto ddgamma2 = DeviceBuffer<float>::from(std::vector<float>(hidden, 0.25f));
+    auto ddbeta2 = DeviceBuffer<float>::from(std::vector<float>(hidden, -0.25f));
+    auto ddz2 = poisoned<bf16>(n), ddx2 = poisoned<bf16>(n);
+    ba.dz = ddz2.get();
+    ba.dx = ddx2.get();
+    ba.dgamma = ddgamma2.get();
+    ba.dbeta = ddbeta2.get();
+    layernorm_backward(ba, nullptr);
+    sync();
+    CHECK(download_bf16(ddz2) == dz_drawn);
+    CHECK(download_bf16(ddx2) == dx_drawn);
+    CHECK(ddgamma2.download() == dgamma_drawn);
+    CHECK(ddbeta2.download() == dbeta_drawn);
+  }
 }
 
 }  // namespace
@@ -100,6 +129,11 @@ TEST_CASE("layernorm fused with dropout and residual (encoder post-LN)") {
   check_layernorm(37, 128, true, 0.1f, 3);
   check_layernorm(4133, 1024, true, 0.1f, 4);  // more rows than the block cap: grid-stride path
   check_layernorm(64, 768, true, 0.f, 5);
+}
+
+TEST_CASE("layernorm: the forward's keep flags (1 bit each) == the CPU mask; the backward reading them == drawing") {
+  check_layernorm(37, 128, true, 0.1f, 6, true);
+  check_layernorm(4133, 1024, true, 0.1f, 7, true);
 }
 
 TEST_CASE("layernorm rejects an unsupported hidden size") {

@@ -151,8 +151,9 @@ TEST_CASE("attention backward tile on the PTX model: packs, dropout 0.1, several
   check_backward(Layout(128, 2, {{100, 28}, {65, 3, 60}}), 0.1f, 13);
 }
 
-TEST_CASE("attention backward tile on the PTX model: seq_len % 4 != 0 (dropout drawn per element)") {
+TEST_CASE("attention backward tile on the PTX model: seq_len % 8 != 0 (dropout drawn per element)") {
   check_backward(Layout(126, 1, {{126}, {50, 70}}), 0.1f, 14);
+  check_backward_keeps(Layout(132, 1, {{132}, {61, 70}}), 0.1f, 20);  // % 4 == 0: still per element
 }
 
 TEST_CASE("attention backward tile on the PTX model: the forward's keep bits instead of drawing") {

@@ -4,7 +4,7 @@
 // output O = softmax(QKᵀ/8)·dropout·V per element, the log-sum-exp the backward reads, the rows it must
 // leave alone, and, through one-hot V probes that make O show P column by column, every probability
 // and every dropout keep flag per (query, key) == the CPU's. Padded rows, packs, several key tiles,
-// seq_len % 4 != 0 (the per-element dropout path). Needs no GPU (and no CUDA toolkit).
+// seq_len % 8 != 0 (the per-element dropout path). Needs no GPU (and no CUDA toolkit).
 #include "tests/unit/cuda/attention_tile_fixture.h"
 
 using namespace bert::cuda;
@@ -137,8 +137,9 @@ TEST_CASE("attention forward tile on the PTX model: packs, dropout 0.1, several 
   check_forward(Layout(128, 2, {{100, 28}, {65, 3, 60}}), 0.1f, 3);
 }
 
-TEST_CASE("attention forward tile on the PTX model: seq_len % 4 != 0 (dropout drawn per element)") {
+TEST_CASE("attention forward tile on the PTX model: seq_len % 8 != 0 (dropout drawn per element)") {
   check_forward(Layout(126, 1, {{126}, {50, 70}}), 0.1f, 4);
+  check_forward(Layout(132, 1, {{132}, {61, 70}}), 0.1f, 9);  // % 4 == 0: still per element
 }
 
 TEST_CASE("attention forward tile on the PTX model: every probability and keep flag == the CPU's") {

@@ -1,5 +1,5 @@
 // The CUDA kernels draw dropout through DropoutSpec (trainer/cuda/dropout_spec.h: keep, keep2, keep4,
-// the p = 0 short cut); their masks must be the CPU trainer's (model::DropoutStream) bit for bit.
+// and keep8 / keep_attention for attention probabilities, the p = 0 short cut); their masks must be the CPU trainer's (model::DropoutStream) bit for bit.
 // Philox4x32-10 itself (one definition, trainer/model/dropout_rng.h) is checked against Random123's
 // known-answer vectors in tests/unit/trainer/test_cpu_ops.cpp.
 #include <doctest/doctest.h>
@@ -47,4 +47,26 @@ TEST_CASE("keep2 (one Philox call for an even element and its neighbour) == keep
     CHECK(k2[0] == d.keep(e));
     CHECK(k2[1] == d.keep(e + 1));
   }
+}
+
+TEST_CASE("keep8 (attention: one Philox call for 8 elements) == the CPU's attention mask") {
+  std::mt19937_64 g(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    const float p = trial % 5 == 0 ? 0.5f : 0.1f;
+    DropoutSpec d{p, {g(), static_cast<uint32_t>(g() % 8), static_cast<uint32_t>(g() % 1000),
+                      static_cast<uint32_t>(g() % 73)}};
+    const uint64_t q0 = g() % (1ull << 37);
+    uint8_t cpu[64];
+    d.rng.fill_keep_attention(8 * q0, 64, p, cpu);
+    for (int b = 0; b < 8; ++b) {
+      const uint32_t bits = d.keep8(q0 + b);
+      for (int i = 0; i < 8; ++i) {
+        CHECK(((bits >> i) & 1u) == cpu[8 * b + i]);
+        CHECK(d.keep_attention(8 * (q0 + b) + i) == (cpu[8 * b + i] != 0));
+      }
+    }
+  }
+  DropoutSpec off;
+  CHECK(off.keep8(3) == 0xffu);
+  CHECK(off.keep_attention(17));
 }

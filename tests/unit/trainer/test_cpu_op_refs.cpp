@@ -159,6 +159,10 @@ TEST_CASE("vectorized dropout keep flags are the bits of the one Philox definiti
     CAPTURE(first);
     CAPTURE(count);
     REQUIRE(ours == ref);  // incl. the byte after the range: untouched
+    cpu::fill_keep_attention(rng, first, count, p, ours.data());
+    rng.fill_keep_attention(first, count, p, ref.data());
+    REQUIRE(ours == ref);
+    for (int i = 0; i < count; i += 97) REQUIRE(ref[static_cast<size_t>(i)] == rng.keep_attention(first + i, p));
   }
 }
 

@@ -98,6 +98,30 @@ TEST_CASE("dropout masks: rate, and independent streams, steps and ranks") {
   CHECK(a.keep(12345, 0.1f) == model::DropoutStream{7, 0, 3, 1}.keep(12345, 0.1f));
 }
 
+TEST_CASE("attention dropout masks (16 bits an element): rate, independent steps, the halves of the words") {
+  const model::DropoutStream a{7, 0, 3, 1}, b{7, 0, 4, 1};
+  int dropped = 0, same_b = 0, same_hidden = 0;
+  const int n = 400000;
+  for (int i = 0; i < n; ++i) {
+    const bool ka = a.keep_attention(i, 0.1f);
+    dropped += !ka;
+    same_b += ka == b.keep_attention(i, 0.1f);
+    same_hidden += ka == a.keep(i, 0.1f);
+  }
+  CHECK(dropped / double(n) == doctest::Approx(0.1).epsilon(0.03));
+  CHECK(same_b / double(n) == doctest::Approx(0.82).epsilon(0.02));
+  CHECK(same_hidden / double(n) == doctest::Approx(0.82).epsilon(0.02));  // not the hidden draw's bits
+  // element 8q + i: the low (i even) or high half of word i / 2 of block q, dropped below p * 2^16
+  for (uint64_t q : {uint64_t{0}, uint64_t{5}, uint64_t{1} << 35}) {
+    const model::Philox4 r = a.block(q);
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t half = (r.v[i / 2] >> (16 * (i % 2))) & 0xffffu;
+      CHECK(a.keep_attention(8 * q + i, 0.5f) == (half >= 32768u));
+    }
+  }
+  CHECK(a.keep_bits8(0, 0.f) == 0xffu);
+}
+
 TEST_CASE("gradients with dropout on agree with finite differences") {
   test::H5File f(test::reference_path("bert_tiny_packed.h5"));
   const model::ParamLayout layout = model::make_param_layout(test::fixture_config(f));

@@ -46,6 +46,21 @@ TEST_CASE("step bytes: LayerNorm, the QKV backward and LAMB, BERT-Large") {
   CHECK(cost(k, StepOp::Lamb).bytes == doctest::Approx(4.6e9).epsilon(1e-12));  // 46 bytes per float
 }
 
+TEST_CASE("step bytes of the FP8 casts: none for bf16; per layer and token, BERT-Large") {
+  const StepCosts bf16 = large_512();
+  for (StepOp op : {StepOp::Fp8CastFwd, StepOp::Fp8CastBwd, StepOp::Fp8Weights}) CHECK(cost(bf16, op).bytes == 0);
+  const StepShape s{.tokens = 512, .sequences = 1, .masked = 76, .sum_len_sq = 512.0 * 512.0, .params = 100000000,
+                    .fp8 = true};
+  const StepCosts k = step_costs(bert_config_for_size("large"), s);
+  // forward: 24 x 512 x 4 B (bf16 read, FP8 and FP8^T written) x (3H + I) = 49152 x 7168
+  CHECK(cost(k, StepOp::Fp8CastFwd).bytes == doctest::Approx(352321536.0).epsilon(1e-12));
+  // backward: 24 x 512 x (4 B x 5H + 6 B x I) = 12288 x 45056
+  CHECK(cost(k, StepOp::Fp8CastBwd).bytes == doctest::Approx(553648128.0).epsilon(1e-12));
+  // weights: 24 x 12H² floats x (4 B read + 2 B written)
+  CHECK(cost(k, StepOp::Fp8Weights).bytes == doctest::Approx(1811939328.0).epsilon(1e-12));
+  CHECK(step_flop(k) == step_flop(bf16));
+}
+
 TEST_CASE("the floor of an op is the longer of its FLOP time and its byte time") {
   CHECK(floor_seconds({2e12, 3e9}, 1e15, 3e12) == doctest::Approx(2e-3));
   CHECK(floor_seconds({1e9, 3e9}, 1e15, 3e12) == doctest::Approx(1e-3));
