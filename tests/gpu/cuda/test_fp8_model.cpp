@@ -6,19 +6,16 @@
 //      calibrated by one step first (the recipe's steady state: the scales come from the step before);
 //   3. no NaN/Inf through 1,000 graph-captured LAMB steps of tiny and of base BERT, and the loss falls.
 //
-// Tolerances of 2 (derived here; TO BE CONFIRMED by the first device run, then tightened to the
-// measured values with a margin):
-//   E4M3 keeps 3 mantissa bits: relative rounding error up to 2^-4, ~3.6% rms (uniform). A GEMM of two
-//   E4M3 operands: ~sqrt(2) x 3.6% ~ 5% rms relative error of its output (independent of k for
-//   random-sign terms). E5M2 keeps 2: up to 2^-3, ~7.2% rms; a gradient GEMM (E5M2 x E4M3) ~8%.
-//   - losses: the encoder's FP8 error enters the logits as a few % of noise uncorrelated with the
-//     labels; the mean cross entropy over hundreds of masked tokens moves far less. Bound 2% (the bf16
-//     step itself is checked at 2% against fp32 in test_model.cpp).
-//   - gradients: each weight gradient is one E4M3 x E5M2 product (~8%) of operands that carry the
-//     forward and upstream errors (the residual stream carries the gradient around each block
-//     unquantized, so errors add in quadrature rather than compound): whole vector 20% relative L2
-//     (tiny) / 25% (base), each tensor with a non-negligible gradient 35%, and the direction (cosine)
-//     above 0.97. A wrong scale, a missing transpose or a wrong layout gives O(1) errors.
+// Tolerances. Derived first from the formats: E4M3 keeps 3 mantissa bits (relative rounding error up
+// to 2^-4, ~3.6% rms), E5M2 2 (~7.2% rms); one GEMM of E4M3 operands ~5% rms relative error of its
+// output, a gradient GEMM (E5M2 x E4M3) ~8%; the residual stream carries the gradient around each block
+// unquantized, so errors add in quadrature rather than compound. That gave 2% (losses), 20% / 25%
+// (whole gradient, tiny / base), 35% (each tensor), cosine 0.97. Measured on an H100 at f6fa687: losses
+// within 0.05%, whole gradient 0.0084 and 0.0073 (tiny padded / packed) and 0.0706 (base), cosine
+// >= 0.9975. The bounds now: whole gradient 3% (tiny) / 15% (base), cosine 0.99, MLM loss 1%: 2-20x
+// the measured values (the spread between runs is not measured yet); the NSP loss 2% and each tensor
+// 35% as derived (not measured apart: the message prints both losses now). A wrong scale, a missing transpose or a wrong
+// layout gives O(1) errors.
 #include <algorithm>
 #include <cmath>
 
@@ -136,13 +133,14 @@ void check_fp8_step(const std::string& size, int vocab, const Batch& batch, uint
   const auto fs = step(fp8, batch, d);
   const std::vector<float> rg = ref.grads(), fg = fp8.grads();
   CHECK(all_finite(fg));
-  CHECK(rel(fs.mlm_loss, rs.mlm_loss) < 2e-2);
+  CHECK(rel(fs.mlm_loss, rs.mlm_loss) < 1e-2);
   CHECK(rel(fs.nsp_loss, rs.nsp_loss) < 2e-2);
   const double whole = rel_l2(fg, rg), cos = cosine(fg, rg);
-  MESSAGE("fp8 vs bf16 (" << size << "): loss " << fs.loss << " vs " << rs.loss << ", gradient rel L2 " << whole
-                          << ", cosine " << cos);
+  MESSAGE("fp8 vs bf16 (" << size << "): loss " << fs.loss << " vs " << rs.loss << " (MLM " << fs.mlm_loss << " vs "
+                          << rs.mlm_loss << ", NSP " << fs.nsp_loss << " vs " << rs.nsp_loss << "), gradient rel L2 "
+                          << whole << ", cosine " << cos);
   CHECK(whole < whole_tol);
-  CHECK(cos > 0.97);
+  CHECK(cos > 0.99);
   check_each_tensor(layout, fg, rg, 0.35);
 }
 
@@ -194,17 +192,17 @@ void check_stability(const std::string& size, int vocab, int seq_len, const std:
 
 TEST_CASE("fp8: tiny BERT step vs the bf16 step, padded rows; the recipe's state against the host") {
   require_fp8_device();
-  check_fp8_step("tiny", 1000, make_batch(128, {{128}, {90}, {33}, {7}}, 1000, 1), 11, 0.20);
+  check_fp8_step("tiny", 1000, make_batch(128, {{128}, {90}, {33}, {7}}, 1000, 1), 11, 0.03);
 }
 
 TEST_CASE("fp8: tiny BERT step vs the bf16 step, packed rows") {
   require_fp8_device();
-  check_fp8_step("tiny", 30522, make_batch(128, {{60, 68}, {20, 50, 40}, {128}, {100}}, 30522, 2), 12, 0.20);
+  check_fp8_step("tiny", 30522, make_batch(128, {{60, 68}, {20, 50, 40}, {128}, {100}}, 30522, 2), 12, 0.03);
 }
 
 TEST_CASE("fp8: base BERT step vs the bf16 step, packed rows, seq 512") {
   require_fp8_device();
-  check_fp8_step("base", 30522, make_batch(512, {{200, 300}, {512}}, 30522, 3), 13, 0.25);
+  check_fp8_step("base", 30522, make_batch(512, {{200, 300}, {512}}, 30522, 3), 13, 0.15);
 }
 
 TEST_CASE("fp8: no NaN/Inf through 1,000 steps of tiny BERT, and the loss falls") {
