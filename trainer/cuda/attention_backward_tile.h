@@ -117,7 +117,7 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
   const bool key_ok[2] = {key_w + g < a.len, key_w + g + 8 < a.len};
 
   for (int q0 = 0; q0 < a.len; q0 += kTile) {
-    w.sync();  // the previous tile's Q, dO, dS^T are consumed
+    if (q0 > 0) w.sync();  // the previous tile's Q, dO, dS^T are consumed (K, V copies may be in flight)
     load_tile(w, sh.q, a.q, a.ld, q0, a.len, tid, nthreads);
     load_tile(w, sh.dout, a.dout, static_cast<size_t>(a.hd), q0, a.len, tid, nthreads);
     for (int i = tid; i < kTile; i += nthreads) {
@@ -125,6 +125,7 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
       sh.lse[i] = ok ? a.lse[q0 + i] * log2e : INFINITY;  // P = exp2(s - inf) = 0 for queries past the end
       sh.dq[i] = ok ? a.dvec[q0 + i] : 0.f;
     }
+    w.copy_wait();  // this thread's copies of Q and dO (and, the first time, of K and V)
     w.sync();
     const uint32_t keeps =
         !drop ? ~0u

@@ -1,5 +1,4 @@
-// Shared pieces of the attention kernels (nvcc only): the guarded tile loader with the block's threads,
-// shape checks, the block's place. Tile sizes: attention_tiles.h.
+// Shared pieces of the attention kernels (nvcc only): shape checks, the block's place and its keep words. Tile sizes: attention_tiles.h.
 #pragma once
 #include <cuda_bf16.h>
 
@@ -15,12 +14,6 @@ namespace bert::cuda::attn {
 
 using dev::bf16;
 static_assert(D == kAttentionHeadDim);
-
-// load_tile (attention_tiles.h) with the block's threads.
-__device__ __forceinline__ void load_tile(bf16 (*dst)[kLdH], const bf16* src, size_t ld, int row0, int len) {
-  mma::DeviceWarp w;
-  load_tile(w, dst, src, ld, row0, len, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
-}
 
 inline void check_shape(const AttentionShape& s) {
   if (s.seq_len <= 0 || s.seq_len > kAttentionMaxSeq || s.max_seqlen > s.seq_len || s.heads <= 0 ||

@@ -1,10 +1,11 @@
 // One block of the attention forward (FlashAttention-2 register tiles), written once for the device
 // kernel (attention_forward.cu, W = mma::DeviceWarp) and for the host check (tests/unit/cuda,
 // W = the PTX instruction model): block = (64-query tile, head, sequence), 4 warps of 16 query rows.
-// Per 64-key tile: S = Q K^T by mma.sync m16n8k16 (bf16 in, fp32 out) straight into registers (Q and K
-// fragments by ldmatrix), the online softmax on those registers, dropout, P packed to bf16 A
-// fragments in registers, and O += P V with V fragments by ldmatrix.trans. Scores and probabilities
-// never touch shared memory.
+// K and V tiles are double-buffered in shared memory (cp.async: the next tile lands while this one
+// computes). Per 64-key tile: S = Q K^T by mma.sync m16n8k16 (bf16 in, fp32 out) straight into
+// registers (Q and K fragments by ldmatrix), the online softmax on those registers, dropout, P packed to
+// bf16 A fragments in registers, and O += P V with V fragments by ldmatrix.trans. Scores and
+// probabilities never touch shared memory.
 //
 // Register layouts relied on (PTX ISA 9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 with floating
 // point type", .bf16, Figures 79/81/83; g = lane >> 2, t = lane & 3):
@@ -29,9 +30,10 @@
 
 namespace bert::cuda::attn {
 
+// K and V double-buffered: the next key tile's copies are in flight while this one computes.
 template <class T>
 struct ForwardShared {
-  SharedTile<T> q, k, v;
+  SharedTile<T> q, k[2], v[2];
 };
 
 // What one block reads and writes (the kernel fills it from AttentionForwardArgs and blockIdx);
@@ -92,6 +94,9 @@ BERT_TILE_FN void attention_forward_tile(W& w, const ForwardTile<typename W::T>&
   const int warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
 
   load_tile(w, sh.q, a.q, a.ld, a.row0, a.len, tid, nthreads);
+  load_tile(w, sh.k[0], a.q + a.hd, a.ld, 0, a.len, tid, nthreads);
+  load_tile(w, sh.v[0], a.q + 2 * a.hd, a.ld, 0, a.len, tid, nthreads);
+  w.copy_wait();
   w.sync();
   // Q as A fragments of the warp's 16 rows, 4 chunks of 16 dims: matrices (rows 0-7 | 8-15) x (dims
   // 0-7 | 8-15) in the A register order a0 (g, 2t), a1 (g+8, 2t), a2 (g, 2t+8), a3 (g+8, 2t+8)
@@ -113,11 +118,13 @@ BERT_TILE_UNROLL
 BERT_TILE_UNROLL
   for (int n = 0; n < kDimBlocks; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
 
-  for (int k0 = 0; k0 < a.len; k0 += kTile) {
-    w.sync();  // the previous tile's K/V are consumed
-    load_tile(w, sh.k, a.q + a.hd, a.ld, k0, a.len, tid, nthreads);
-    load_tile(w, sh.v, a.q + 2 * a.hd, a.ld, k0, a.len, tid, nthreads);
-    w.sync();
+  for (int k0 = 0, b = 0; k0 < a.len; k0 += kTile, b ^= 1) {
+    if (k0 + kTile < a.len) {  // into the buffer the previous tile read, which every warp left at the barrier
+      load_tile(w, sh.k[b ^ 1], a.q + a.hd, a.ld, k0 + kTile, a.len, tid, nthreads);
+      load_tile(w, sh.v[b ^ 1], a.q + 2 * a.hd, a.ld, k0 + kTile, a.len, tid, nthreads);
+    }
+    const SharedTile<typename W::T>& kt = sh.k[b];
+    const SharedTile<typename W::T>& vt = sh.v[b];
 
     // S = Q K^T: B[k = dim][n = key] = K[key][dim], so B's reg j (dims 2t.. + 8j, key g) is a plain
     // ldmatrix fragment (row g, cols 2t..) of the 8x8 block (keys nb*8.., dims 8j..) of K
@@ -128,7 +135,7 @@ BERT_TILE_UNROLL
 BERT_TILE_UNROLL
       for (int kc2 = 0; kc2 < D / 32; ++kc2) {
         uint32_t kb[4];  // dims kc2*32 + {0, 8, 16, 24}: b0, b1 of chunk 2*kc2 and of chunk 2*kc2+1
-        w.ldmatrix_x4(kb, &sh.k[nb * 8 + (lane & 7)][kc2 * 32 + (lane >> 3) * 8]);
+        w.ldmatrix_x4(kb, &kt[nb * 8 + (lane & 7)][kc2 * 32 + (lane >> 3) * 8]);
         w.mma(s[nb], qa[2 * kc2], kb[0], kb[1]);
         w.mma(s[nb], qa[2 * kc2 + 1], kb[2], kb[3]);
       }
@@ -199,11 +206,13 @@ BERT_TILE_UNROLL
 BERT_TILE_UNROLL
       for (int n2 = 0; n2 < kDimBlocks / 2; ++n2) {
         uint32_t vb[4];  // b0, b1 of dims n2*16..+7, then of dims n2*16+8..+15
-        w.ldmatrix_x4_trans(vb, &sh.v[kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8][n2 * 16 + (lane >> 4) * 8]);
+        w.ldmatrix_x4_trans(vb, &vt[kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8][n2 * 16 + (lane >> 4) * 8]);
         w.mma(o[2 * n2], pa[kc], vb[0], vb[1]);
         w.mma(o[2 * n2 + 1], pa[kc], vb[2], vb[3]);
       }
     }
+    w.copy_wait();
+    w.sync();  // the next tile has landed, and every warp is done with buffer b
   }
 
 BERT_TILE_UNROLL

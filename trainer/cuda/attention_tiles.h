@@ -45,17 +45,19 @@ struct SequenceTile {
   DropoutSpec dropout;   // resolved (micro-step read)
 };
 
-// Copies rows [row0, row0+64) of one head's 64 columns into shared memory, zero past `len`, 16 bytes
-// per step; thread `tid` of `nthreads`. src points at token 0's first column of the head's block; ld
-// is the row stride. M supplies copy16(dst, src, valid): 16 bytes from src, or zeros without reading
-// src when !valid (16-byte aligned pointers).
+// Starts copying rows [row0, row0+64) of one head's 64 columns into shared memory, zero past `len`,
+// 16 bytes per copy; thread `tid` of `nthreads`. src points at token 0's first column of the head's
+// block; ld is the row stride; row0 < len. M supplies copy16(dst, src, valid): an asynchronous copy of
+// 16 bytes from src, or of zeros without reading src when !valid (16-byte aligned pointers), landed by
+// the thread's M::copy_wait() (each thread waits for its own copies, then the block barrier).
 template <class M, class T>
 BERT_TILE_FN void load_tile(M& m, T (*dst)[kLdH], const T* src, size_t ld, int row0, int len, int tid,
                             int nthreads) {
 BERT_TILE_ROLLED
   for (int v = tid; v < kTile * D / 8; v += nthreads) {
     const int r = v / (D / 8), c = (v % (D / 8)) * 8;
-    m.copy16(&dst[r][c], src + static_cast<size_t>(row0 + r) * ld + c, row0 + r < len);
+    const bool valid = row0 + r < len;  // an invalid copy reads nothing; its address stays inside the tensor
+    m.copy16(&dst[r][c], src + static_cast<size_t>(valid ? row0 + r : row0) * ld + c, valid);
   }
 }
 

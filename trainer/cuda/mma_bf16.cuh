@@ -5,7 +5,7 @@
 //   A (16x16, row-major): a0 = (g, 2t..2t+1), a1 = (g+8, 2t..), a2 = (g, 2t+8..), a3 = (g+8, 2t+8..)
 //   B (16x8, k x n):      b0 = (k 2t..2t+1, n g), b1 = (k 2t+8.., n g)
 //   C (16x8, fp32):       c0, c1 = (g, 2t..2t+1), c2, c3 = (g+8, 2t..2t+1)
-// DeviceWarp bundles them (with the shuffles, 16-byte copies and the block barrier) as the warp
+// DeviceWarp bundles them (with the shuffles, asynchronous 16-byte copies and the block barrier) as the warp
 // operations the tile templates (attention_forward_tile.h) take; tests/unit/cuda/ptx_warp_model.h
 // models the same operations on the host from the same documented layouts.
 #pragma once
@@ -62,11 +62,14 @@ struct DeviceWarp {
   __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) { return mma::pack_bf16(lo, hi); }
   __device__ __forceinline__ float shfl_xor(float v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
   __device__ __forceinline__ unsigned shfl_xor(unsigned v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+  // cp.async of 16 bytes into shared memory (zeros, and no read, when !valid): a tile's copies go out
+  // back to back instead of one global round trip each (a plain load-then-store loop waits for every
+  // load before its store); they land by copy_wait.
   __device__ __forceinline__ void copy16(T* dst, const T* src, bool valid) {
-    uint4 x = make_uint4(0, 0, 0, 0);
-    if (valid) x = *reinterpret_cast<const uint4*>(src);
-    *reinterpret_cast<uint4*>(dst) = x;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(valid ? 16 : 0));
   }
+  __device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
   __device__ __forceinline__ void atomic_add(float* dst, float v) { atomicAdd(dst, v); }
   // Four consecutive floats (dst 16-byte aligned): one vector reduction on sm_90 (atomicAdd on float4),
   // four scalar ones before it.

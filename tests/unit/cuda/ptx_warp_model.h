@@ -16,6 +16,11 @@
 //   shfl.sync.bfly: lane reads lane ^ mask's value.
 // Every collective checks that all 32 lanes of the warp issued the same operation (.aligned), and
 // ldmatrix that each row lies inside the block's shared memory and is 16-byte aligned.
+// copy16 is cp.async (zero-fill when !valid): the source is read at issue, the 16 bytes land in shared
+// memory at the issue (CopyLanding::at_issue: a copy into a buffer other warps still read shows) or
+// only at the thread's copy_wait (at_wait: a read before the wait sees stale bytes); a barrier reached
+// with copies not waited for is an error (the kernels' discipline: every copy is waited for before the
+// barrier after it).
 #pragma once
 #include <atomic>
 #include <barrier>
@@ -47,6 +52,8 @@ inline float bf16_float(uint16_t b) {
 
 class BlockModel;
 
+enum class CopyLanding { at_wait, at_issue };
+
 // The W of the tile templates for one simulated thread.
 class WarpModel {
  public:
@@ -66,9 +73,8 @@ class WarpModel {
     return v;
   }
   unsigned shfl_xor(unsigned v, int mask) { return shuffle(v, mask); }
-  void copy16(T* dst, const T* src, bool valid) {
-    for (int i = 0; i < 8; ++i) dst[i] = valid ? src[i] : T{0};
-  }
+  void copy16(T* dst, const T* src, bool valid);
+  void copy_wait();
   void atomic_add(float* dst, float v) { std::atomic_ref<float>(*dst).fetch_add(v); }
   // red.global.add.v4.f32: four consecutive floats, the address 16-byte aligned (the device faults otherwise)
   void atomic_add4(float* dst, float a, float b, float c, float d);
@@ -92,15 +98,22 @@ class WarpModel {
   void ldmatrix(uint32_t r[4], const T* row_addr, bool trans);
   uint32_t shuffle(uint32_t v, int mask);
 
+  struct Copy {
+    T* dst;
+    T v[8];
+  };
+
   BlockModel& b_;
   int warp_, lane_, parity_ = 0;
+  std::vector<Copy> pending_;  // issued, not landed (at_wait)
+  int in_flight_ = 0;          // issued since the last copy_wait
 };
 
 class BlockModel {
  public:
   // threads: blockDim.x (a multiple of 32); [shared, shared + shared_bytes): the block's shared memory.
-  BlockModel(int threads, const void* shared, size_t shared_bytes)
-      : threads_(threads), shared_(static_cast<const char*>(shared)), shared_bytes_(shared_bytes),
+  BlockModel(int threads, const void* shared, size_t shared_bytes, CopyLanding landing = CopyLanding::at_wait)
+      : threads_(threads), shared_(static_cast<const char*>(shared)), shared_bytes_(shared_bytes), landing_(landing),
         block_(threads) {
     for (int w = 0; w < threads / 32; ++w) warps_.push_back(std::make_unique<WarpState>());
   }
@@ -140,13 +153,37 @@ class BlockModel {
   int threads_;
   const char* shared_;
   size_t shared_bytes_;
+  CopyLanding landing_;
   std::barrier<> block_;
   std::vector<std::unique_ptr<WarpState>> warps_;
   std::mutex mu_;
   std::vector<std::string> errors_;
 };
 
-inline void WarpModel::sync() { b_.block_.arrive_and_wait(); }
+inline void WarpModel::sync() {
+  if (in_flight_)
+    b_.error("thread " + std::to_string(warp_ * 32 + lane_) + " reached a barrier with " + std::to_string(in_flight_) +
+             " cp.async copies not waited for");
+  b_.block_.arrive_and_wait();
+}
+
+inline void WarpModel::copy16(T* dst, const T* src, bool valid) {
+  if (reinterpret_cast<uintptr_t>(dst) % 16 || !b_.in_shared(dst, 16) || (valid && reinterpret_cast<uintptr_t>(src) % 16))
+    b_.error("cp.async: a destination outside shared memory or an address not 16-byte aligned");
+  Copy c{dst, {}};
+  for (int i = 0; i < 8; ++i) c.v[i] = valid ? src[i] : T{0};
+  if (b_.landing_ == CopyLanding::at_issue)
+    std::memcpy(dst, c.v, sizeof c.v);
+  else
+    pending_.push_back(c);
+  ++in_flight_;
+}
+
+inline void WarpModel::copy_wait() {
+  for (const Copy& c : pending_) std::memcpy(c.dst, c.v, sizeof c.v);
+  pending_.clear();
+  in_flight_ = 0;
+}
 
 inline void WarpModel::atomic_add4(float* dst, float a, float b, float c, float d) {
   if (reinterpret_cast<uintptr_t>(dst) % 16) b_.error("atomic_add4: address not 16-byte aligned");
