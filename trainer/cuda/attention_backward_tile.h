@@ -8,7 +8,8 @@
 //   fragments in registers: dV += (P^T keep/(1-p)) dO and dK += dS^T Q (dO, Q by ldmatrix.trans);
 // dS^T also goes to shared memory ([key][query]); after the block barrier each warp computes dQ for 16
 // queries of the tile, dS (ldmatrix.trans of dS^T) times K (ldmatrix.trans), added into an fp32
-// accumulator with atomics. dK, dV leave the registers once, at the end.
+// accumulator with atomics; meanwhile the next query tile's Q and dO copies (cp.async) are in flight.
+// dK, dV leave the registers once, at the end.
 // Fragment layouts: see attention_forward_tile.h (PTX ISA 9.7.14.5.8, 9.7.14.5.15).
 //
 // Dropout: element (q, key) of dropout_spec.h (the attention draw: 8 consecutive keys of one query a
@@ -99,7 +100,18 @@ BERT_TILE_FN uint32_t key_major_keeps(W& w, const DropoutSpec& d, uint64_t q_tok
   return bits;
 }
 
-// The whole block; tid = threadIdx.x of nthreads = kWarps * 32 threads, sh the block's shared memory.
+// Query q0 + tid's log-sum-exp (in log2 units) and Dq, for thread tid < kTile; past the sequence
+// lse = inf (P = exp2(s - inf) = 0) and Dq = 0.
+template <class T>
+BERT_TILE_FN void load_rows(const BackwardTile<T>& a, int q0, int tid, float log2e, float* lse, float* dq) {
+  if (tid >= kTile) return;
+  const bool ok = q0 + tid < a.len;
+  *lse = ok ? a.lse[q0 + tid] * log2e : INFINITY;
+  *dq = ok ? a.dvec[q0 + tid] : 0.f;
+}
+
+// The whole block; tid = threadIdx.x of nthreads = kWarps * 32 threads (>= kTile: one thread per query
+// of the row vectors), sh the block's shared memory.
 template <class W>
 BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T>& a,
                                           BackwardShared<typename W::T>& sh, int tid, int nthreads) {
@@ -116,17 +128,20 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
   const int key_w = a.row0 + warp * 16;
   const bool key_ok[2] = {key_w + g < a.len, key_w + g + 8 < a.len};
 
+  // The first query tile; each later one is started once the tile before it no longer reads Q, dO and
+  // the row vectors (after the barrier before its dQ), so its copies fly during that dQ.
+  load_tile(w, sh.q, a.q, a.ld, 0, a.len, tid, nthreads);
+  load_tile(w, sh.dout, a.dout, static_cast<size_t>(a.hd), 0, a.len, tid, nthreads);
+  float row_lse = 0.f, row_dq = 0.f;  // thread tid < kTile: query tid's of the tile being loaded
+  load_rows(a, 0, tid, log2e, &row_lse, &row_dq);
+  if (tid < kTile) {
+    sh.lse[tid] = row_lse;
+    sh.dq[tid] = row_dq;
+  }
+  w.copy_wait();
+  w.sync();
+
   for (int q0 = 0; q0 < a.len; q0 += kTile) {
-    if (q0 > 0) w.sync();  // the previous tile's Q, dO, dS^T are consumed (K, V copies may be in flight)
-    load_tile(w, sh.q, a.q, a.ld, q0, a.len, tid, nthreads);
-    load_tile(w, sh.dout, a.dout, static_cast<size_t>(a.hd), q0, a.len, tid, nthreads);
-    for (int i = tid; i < kTile; i += nthreads) {
-      const bool ok = q0 + i < a.len;
-      sh.lse[i] = ok ? a.lse[q0 + i] * log2e : INFINITY;  // P = exp2(s - inf) = 0 for queries past the end
-      sh.dq[i] = ok ? a.dvec[q0 + i] : 0.f;
-    }
-    w.copy_wait();  // this thread's copies of Q and dO (and, the first time, of K and V)
-    w.sync();
     const uint32_t keeps =
         !drop ? ~0u
         : a.keep_bits ? stored_keeps(a, q0, key_w, lane)
@@ -199,7 +214,13 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
         }
       }
     }
-    w.sync();  // every warp's dS^T rows are in sh.ds
+    w.sync();  // every warp's dS^T rows are in sh.ds; Q, dO and the row vectors are read no more
+    const int q1 = q0 + kTile;
+    if (q1 < a.len) {
+      load_tile(w, sh.q, a.q, a.ld, q1, a.len, tid, nthreads);
+      load_tile(w, sh.dout, a.dout, static_cast<size_t>(a.hd), q1, a.len, tid, nthreads);
+      load_rows(a, q1, tid, log2e, &row_lse, &row_dq);  // into registers: stored after the dQ
+    }
 
     // dQ of queries 16 warp .. +15 of the tile = dS (16 queries x 64 keys) K. A[query][key] = dS^T[key][query]:
     // ldmatrix.trans of matrices (keys 0-7 | 8-15) x (queries 0-7 | 8-15) in the A order a0 (q 0-7, keys
@@ -241,6 +262,12 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
       for (int n = 0; n < D / 8; ++n)
         w.atomic_add4(dst + 8 * n, dq[n][0] * kScale, dq[n][1] * kScale, dq[n][2] * kScale, dq[n][3] * kScale);
     }
+    if (q1 < a.len && tid < kTile) {
+      sh.lse[tid] = row_lse;
+      sh.dq[tid] = row_dq;
+    }
+    w.copy_wait();
+    w.sync();  // the next tile has landed; every warp is done with sh.ds
   }
 
   // dK (scaled) and dV of the warp's keys into dqkv

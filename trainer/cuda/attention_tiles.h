@@ -23,6 +23,7 @@ namespace bert::cuda::attn {
 constexpr int D = 64;            // head dim (kAttentionHeadDim)
 constexpr int kTile = 64;        // queries per block (forward) / keys per block (backward)
 constexpr int kWarps = 4;        // 16 rows each
+static_assert(kWarps * 32 >= kTile, "the backward loads a tile's row vectors with one thread per query");
 constexpr int kLdH = D + 8;      // bf16 shared row stride: 144 bytes, a multiple of 16 (ldmatrix row
                                  // addresses) whose 8 consecutive rows start in 8 different 4-bank groups
 constexpr float kScale = 0.125f; // 1/sqrt(64)
