@@ -1,7 +1,7 @@
 // Attention forward, FlashAttention-2 style register tiles: the block's work is attention_forward_tile
 // (attention_forward_tile.h, also run on the host by tests/unit/cuda against models of the PTX
 // instructions), here with the device's warp operations (mma_bf16.cuh).
-// 128 registers at most (launch bounds: 4 blocks of 4 warps per SM), no spills (NOTES.md).
+// 128 registers at most (launch bounds: 4 blocks of 4 warps per SM; 46,080 B of shared memory each).
 #include "trainer/cuda/attention_common.cuh"
 #include "trainer/cuda/attention_forward_tile.h"
 #include "trainer/cuda/mma_bf16.cuh"
