@@ -3,11 +3,17 @@
 transformers' BertForPreTraining (bf16 autocast over fp32 weights, SDPA attention, torch.compile
 where it works), one training step = forward + backward + optimizer step.
 
-  python3 bench/peers/hf_bert.py --batches FILE [--size large] [--steps 20] [--warmup 5] [--no-compile]
+  python3 bench/peers/hf_bert.py --batches FILE [--batches FILE2 ...] [--size large] [--steps 20]
+      [--warmup 5] [--no-compile] [--ready-file R --go-file G] [--out-dir DIR]
 
-FILE is written by `trainer_throughput --mode M --dump-batches FILE`. Prints one JSON object with the
-same keys as trainer_throughput (seq_per_s, model_tflops, mfu: model FLOPs counted the same way, over
-real tokens). Differences that favour neither side's figure but are worth knowing:
+FILE is written by `trainer_throughput --mode M --dump-batches FILE`. Prints one JSON object per FILE
+with the same keys as trainer_throughput (seq_per_s, model_tflops, mfu: model FLOPs counted the same
+way, over real tokens), and with --out-dir also writes it to DIR/<mode>.json. Several FILEs (modes)
+share one model and optimizer; torch.compile makes a static graph for each shape (dynamic=False), one
+step each, before any timing. With --ready-file / --go-file: after those compile steps the process
+frees its cached memory, creates R and waits, idle, until G exists, then times each FILE in turn
+(scripts/bench-gpu compiles the peers while the GPU tests run: minutes of CPU, no timed step of ours
+overlapping its GPU work). Differences that favour neither side's figure but are worth knowing:
   * packed rows use a 3-D block-diagonal attention mask (BERT in transformers has no varlen path), and
     positions restart per sequence through position_ids, as in our trainer;
   * the MLM head runs over every token (transformers has no sparse head), labels -100 off the masks;
@@ -17,8 +23,10 @@ real tokens). Differences that favour neither side's figure but are worth knowin
 Test-and-benchmark tool only (never on the trainer's run path)."""
 import argparse
 import json
+import os
 import statistics
 import sys
+import time
 
 
 def flops_per_step(cfg, batch):
@@ -72,43 +80,8 @@ def to_tensors(torch, batch, device):
     return {k: x.to(device, non_blocking=True) for k, x in t.items()}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batches", required=True)
-    ap.add_argument("--size", default="large", choices=sorted(SIZES))
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--peak-tflops", type=float, default=989.4)
-    ap.add_argument("--no-compile", action="store_true")
-    args = ap.parse_args()
-
-    try:
-        with open(args.batches) as f:
-            dump = json.load(f)
-    except (OSError, ValueError) as e:
-        print(f"hf_bert.py: cannot read batches file {args.batches}: {e}", file=sys.stderr)
-        return 2
-    import torch
-    import transformers
-    if not torch.cuda.is_available():
-        print("SKIPPED: no CUDA device")
-        return 77
-    dev = torch.device("cuda")
-    s = SIZES[args.size]
-    cfg = transformers.BertConfig(vocab_size=30522, hidden_size=s["hidden"], num_hidden_layers=s["layers"],
-                                  num_attention_heads=s["heads"], intermediate_size=s["intermediate"],
-                                  hidden_act="gelu_new",  # the tanh form BERT uses
-                                  hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
-                                  max_position_embeddings=512, type_vocab_size=2, layer_norm_eps=1e-12)
-    torch.manual_seed(0)
-    try:
-        model = transformers.BertForPreTraining._from_config(cfg, attn_implementation="sdpa")
-    except TypeError:  # older/newer signature: set the implementation on the config instead
-        cfg._attn_implementation = "sdpa"
-        model = transformers.BertForPreTraining(cfg)
-    model = model.to(dev)
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, fused=True)
+def prepare(torch, model, dump, dev):
+    """The dump's batches as device tensors, and the attention-mask form this transformers accepts."""
     batches = [to_tensors(torch, b, dev) for b in dump["batches"]]
     # transformers' mask handling differs between versions: use the first block-diagonal mask form
     # this version accepts (bool 4-D, additive float 4-D, 0/1 3-D).
@@ -128,10 +101,78 @@ def main():
             except Exception as e:  # try the next form
                 print(f"hf_bert.py: mask form {name} rejected: {type(e).__name__}: {e}", file=sys.stderr)
         else:
-            print("hf_bert.py: no block-diagonal mask form accepted by this transformers", file=sys.stderr)
-            return 1
+            return None, None
         for b in batches:
             b["attention_mask"] = forms[mask_form](b["attention_mask"])
+    return batches, mask_form
+
+
+def wait_for(path, timeout_s):
+    deadline = time.monotonic() + timeout_s
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batches", required=True, action="append")
+    ap.add_argument("--size", default="large", choices=sorted(SIZES))
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--peak-tflops", type=float, default=989.4)
+    ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--ready-file", help="created once every shape is compiled; then wait for --go-file")
+    ap.add_argument("--go-file", help="timing starts when this file exists")
+    ap.add_argument("--go-timeout", type=float, default=900.0)
+    ap.add_argument("--out-dir", help="also write each result to DIR/<mode>.json")
+    args = ap.parse_args()
+    if bool(args.ready_file) != bool(args.go_file):
+        print("hf_bert.py: --ready-file and --go-file go together", file=sys.stderr)
+        return 2
+
+    dumps = []
+    for path in args.batches:
+        try:
+            with open(path) as f:
+                dumps.append(json.load(f))
+        except (OSError, ValueError) as e:
+            print(f"hf_bert.py: cannot read batches file {path}: {e}", file=sys.stderr)
+            return 2
+    try:
+        import torch
+        import transformers
+    except ImportError as e:
+        print(f"SKIPPED: no PyTorch here ({e})")
+        return 77
+    if not torch.cuda.is_available():
+        print("SKIPPED: no CUDA device")
+        return 77
+    dev = torch.device("cuda")
+    s = SIZES[args.size]
+    cfg = transformers.BertConfig(vocab_size=30522, hidden_size=s["hidden"], num_hidden_layers=s["layers"],
+                                  num_attention_heads=s["heads"], intermediate_size=s["intermediate"],
+                                  hidden_act="gelu_new",  # the tanh form BERT uses
+                                  hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
+                                  max_position_embeddings=512, type_vocab_size=2, layer_norm_eps=1e-12)
+    torch.manual_seed(0)
+    try:
+        model = transformers.BertForPreTraining._from_config(cfg, attn_implementation="sdpa")
+    except TypeError:  # older/newer signature: set the implementation on the config instead
+        cfg._attn_implementation = "sdpa"
+        model = transformers.BertForPreTraining(cfg)
+    model = model.to(dev)
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, fused=True)
+    prepared = []
+    for dump in dumps:
+        batches, mask_form = prepare(torch, model, dump, dev)
+        if batches is None:
+            print("hf_bert.py: no block-diagonal mask form accepted by this transformers", file=sys.stderr)
+            return 1
+        prepared.append((dump, batches, mask_form))
     fcfg = dict(hidden=s["hidden"], intermediate=s["intermediate"], layers=s["layers"], vocab=30522)
 
     def step(b):
@@ -147,43 +188,61 @@ def main():
     run_step = step
     if not args.no_compile:
         try:
-            run_step = torch.compile(step)
-            run_step(batches[0])
+            run_step = torch.compile(step, dynamic=False)
+            for _, batches, _ in prepared:  # one static graph per shape, compiled now
+                run_step(batches[0])
             torch.cuda.synchronize()
             compiled = True
         except Exception as e:  # compile failures fall back to eager, reported in the JSON
             print(f"hf_bert.py: torch.compile failed, eager instead: {type(e).__name__}: {e}", file=sys.stderr)
             run_step = step
-    times, seqs, tflop, loss = [], 0, 0.0, float("nan")
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for i in range(args.warmup + args.steps):
-        k = i % len(batches)
-        start.record()
-        loss_t = run_step(batches[k])
-        stop.record()
-        stop.synchronize()
-        if i >= args.warmup:
-            times.append(start.elapsed_time(stop))
-            seqs += len(dump["batches"][k]["seq_lengths"])
-            tflop += flops_per_step(fcfg, dump["batches"][k])
-        loss = float(loss_t)
-    med = statistics.median(times)
-    free_b, total_b = torch.cuda.mem_get_info()  # as bench/trainer_throughput reads it: total - free, context included
-    seq_per_step, tflop_per_step = seqs / args.steps, tflop / args.steps
-    print(json.dumps({
-        "bench": "trainer_throughput", "implementation": "pytorch_transformers",
-        "device": torch.cuda.get_device_name(0), "model": args.size, "mode": dump["mode"],
-        "rows": dump["batches"][0]["rows"], "seq_len": dump["batches"][0]["seq_len"],
-        "sequences_per_step": seq_per_step, "steps": args.steps, "warmup": args.warmup,
-        "step_ms_median": med, "step_ms_min": min(times), "step_ms_mean": sum(times) / len(times),
-        "seq_per_s": seq_per_step / (med / 1e3), "model_tflop_per_step": tflop_per_step,
-        "model_tflops": tflop_per_step / (med / 1e3), "peak_tflops": args.peak_tflops,
-        "mfu": tflop_per_step / (med / 1e3) / args.peak_tflops, "last_loss": loss,
-        "torch": torch.__version__, "transformers": transformers.__version__,
-        "device_memory_in_use_gib": (total_b - free_b) / 2**30,
-        "max_allocated_gib": torch.cuda.max_memory_allocated() / 2**30,
-        "torch_compile": compiled, "attention": "sdpa", "mask": mask_form, "optimizer": "AdamW(fused)",
-    }))
+    if args.ready_file:
+        torch.cuda.empty_cache()
+        open(args.ready_file, "w").close()
+        if not wait_for(args.go_file, args.go_timeout):
+            print(f"hf_bert.py: {args.go_file} did not appear within {args.go_timeout:g} s", file=sys.stderr)
+            return 1
+
+    for dump, batches, mask_form in prepared:
+        torch.cuda.empty_cache()  # each mode's memory reading its own
+        torch.cuda.reset_peak_memory_stats()
+        times, seqs, tflop, loss = [], 0, 0.0, float("nan")
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        for i in range(args.warmup + args.steps):
+            k = i % len(batches)
+            start.record()
+            loss_t = run_step(batches[k])
+            stop.record()
+            stop.synchronize()
+            if i >= args.warmup:
+                times.append(start.elapsed_time(stop))
+                seqs += len(dump["batches"][k]["seq_lengths"])
+                tflop += flops_per_step(fcfg, dump["batches"][k])
+            loss = float(loss_t)
+        med = statistics.median(times)
+        free_b, total_b = torch.cuda.mem_get_info()  # as bench/trainer_throughput reads it: total - free, context included
+        seq_per_step, tflop_per_step = seqs / args.steps, tflop / args.steps
+        result = {
+            "bench": "trainer_throughput", "implementation": "pytorch_transformers",
+            "device": torch.cuda.get_device_name(0), "model": args.size, "mode": dump["mode"],
+            "rows": dump["batches"][0]["rows"], "seq_len": dump["batches"][0]["seq_len"],
+            "sequences_per_step": seq_per_step, "steps": args.steps, "warmup": args.warmup,
+            "step_ms_median": med, "step_ms_min": min(times), "step_ms_mean": sum(times) / len(times),
+            "seq_per_s": seq_per_step / (med / 1e3), "model_tflop_per_step": tflop_per_step,
+            "model_tflops": tflop_per_step / (med / 1e3), "peak_tflops": args.peak_tflops,
+            "mfu": tflop_per_step / (med / 1e3) / args.peak_tflops, "last_loss": loss,
+            "torch": torch.__version__, "transformers": transformers.__version__,
+            "device_memory_in_use_gib": (total_b - free_b) / 2**30,
+            "max_allocated_gib": torch.cuda.max_memory_allocated() / 2**30,
+            "torch_compile": compiled, "attention": "sdpa", "mask": mask_form, "optimizer": "AdamW(fused)",
+            "modes_in_process": [d["mode"] for d, _, _ in prepared],
+        }
+        print(json.dumps(result), flush=True)
+        if args.out_dir:
+            with open(os.path.join(args.out_dir, f"{dump['mode']}.json.partial"), "w") as f:
+                json.dump(result, f)
+            os.replace(os.path.join(args.out_dir, f"{dump['mode']}.json.partial"),
+                       os.path.join(args.out_dir, f"{dump['mode']}.json"))
     return 0
 
 

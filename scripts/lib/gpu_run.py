@@ -6,6 +6,7 @@ an entry of bench/results/gpu.json) and ONE tarball of logs (gpu-logs.tar.gz) to
 build-gpu-run/), both rewritten after every step so that a killed run keeps what it did; prints the
 step table. Exit 0 when nothing failed, 1 when a step failed, timed out or was cut by the deadline, 77
 when every step skipped (no GPU: the CPU machine), 2 when the stage is missing or stale."""
+import dataclasses
 import datetime
 import glob
 import json
@@ -147,6 +148,103 @@ def run_commands(step, env, python, log, cwd, limit):
     return status, rc, time.monotonic() - start
 
 
+def start_background(step, env, python, log, cwd, limit, background):
+    """Runs the step's commands but the last (as run_commands), then starts the last and leaves it running
+    (its output appended to the step's log): ("STARTED", None, seconds)."""
+    start = time.monotonic()
+    status, rc, secs = run_commands(dataclasses.replace(step, commands=step.commands[:-1]), env, python, log, cwd, limit)
+    if status != "PASS":
+        return status, rc, secs
+    cmd = step.commands[-1]
+    out = open(log, "a")
+    out.write("$ " + " ".join(cmd) + "  (in the background)\n")
+    out.flush()
+    try:
+        base = dict(os.environ) if cmd[0] == python else env
+        p = subprocess.Popen(cmd, cwd=cwd, env={**base, **step.env}, stdout=out, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as e:
+        out.write(f"bench-gpu: cannot start {cmd[0]}: {e}\n")
+        out.close()
+        return "FAIL", 127, time.monotonic() - start
+    background[step.name] = (p, log, out)
+    return "STARTED", None, time.monotonic() - start
+
+
+def stop(p):
+    for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def ended(p):
+    """The status of a background process that has ended: PASS (0), SKIP (77) or FAIL."""
+    return "PASS" if p.returncode == 0 else "SKIP" if p.returncode == 77 else "FAIL"
+
+
+def wait_ready(step, background, log, limit):
+    """Waits for the background step's ready file: PASS when it exists; the process's own status when
+    it ends first (SKIP: no GPU or no PyTorch); TIMEOUT (the process stopped) after the limit."""
+    start = time.monotonic()
+    with open(log, "w") as out:
+        if step.ready_of not in background:
+            out.write(f"SKIPPED: {step.ready_of} is not running\n")
+            return "SKIP", 77, 0.0
+        p, bg_log, _ = background[step.ready_of]
+        out.write(f"waiting for {step.ready_file} ({step.ready_of}: {bg_log})\n")
+        while not os.path.exists(step.ready_file):
+            if p.poll() is not None:
+                out.write(f"{step.ready_of} ended (exit {p.returncode}) before it was ready:\n")
+                out.write(tail(bg_log))
+                return ended(p) if p.returncode else "FAIL", p.returncode, time.monotonic() - start
+            if time.monotonic() - start > limit:
+                stop(p)
+                out.write(f"\nbench-gpu: not ready within {limit} s: stopped\n" + tail(bg_log))
+                return "TIMEOUT", None, time.monotonic() - start
+            time.sleep(0.2)
+    return "PASS", 0, time.monotonic() - start
+
+
+def join(step, background, log, limit):
+    """Creates the go file of the background step and waits for the process to end (its status), or
+    stops it after the limit (TIMEOUT)."""
+    start = time.monotonic()
+    with open(log, "w") as out:
+        if step.joins not in background:
+            out.write(f"SKIPPED: {step.joins} is not running\n")
+            return "SKIP", 77, 0.0
+        p, bg_log, _ = background[step.joins]
+        if p.poll() is None:
+            open(step.go_file, "w").close()
+            out.write(f"created {step.go_file}; waiting for {step.joins} ({bg_log})\n")
+            try:
+                p.wait(timeout=max(limit, 1))
+            except subprocess.TimeoutExpired:
+                stop(p)
+                out.write(f"\nbench-gpu: killed after its limit of {limit} s\n" + tail(bg_log))
+                return "TIMEOUT", None, time.monotonic() - start
+        out.write(tail(bg_log))
+        status = ended(p)
+        if status == "PASS":
+            missing = [f for _, f in step.record_files if not os.path.isfile(f)]
+            if missing:
+                out.write(f"bench-gpu: {step.joins} wrote no {', '.join(missing)}\n")
+                status = "FAIL"
+    return status, p.returncode, time.monotonic() - start
+
+
+def tail(log, lines=20):
+    with open(log, errors="replace") as f:
+        return "".join(f.readlines()[-lines:])
+
+
 def summary(status, log):
     with open(log, errors="replace") as f:
         lines = [line.rstrip() for line in f if line.strip() and not line.startswith("$ ")]
@@ -237,6 +335,37 @@ def run_in(stage_arg, src, out_dir, work, deadline, budget, only):
              "complete": False, "tests": [], "steps": [],
              "not_verified": (["two GPUs (NCCL)"] if dev["gpus"] < 2 else []) + ["multi-node"]}
     results = {}
+    background = {}  # name -> (process, log, its open log file): the background steps still running
+    try:
+        run_steps(ctx, env, entry, results, background, work, out_dir, mpath, stage, deadline, budget, only)
+    finally:
+        for p, _, out in background.values():
+            if p.poll() is None:
+                stop(p)
+            out.close()
+    for mode, figures in entry.get("throughput", {}).items():
+        ours, peer = figures.get("bert_cuda"), figures.get("pytorch")
+        if ours and peer and peer.get("seq_per_s"):
+            figures["ratio_seq_per_s"] = ours["seq_per_s"] / peer["seq_per_s"]
+            print(f"throughput {mode}: ours {ours['seq_per_s']:.1f} seq/s (MFU {ours['mfu']:.3f}), PyTorch "
+                  f"{peer['seq_per_s']:.1f} (MFU {peer['mfu']:.3f}), ratio {figures['ratio_seq_per_s']:.2f}"
+                  + (f"; device memory in use {ours['device_memory_in_use_gib']:.1f} vs {peer['device_memory_in_use_gib']:.1f} GiB"
+                     if "device_memory_in_use_gib" in ours and "device_memory_in_use_gib" in peer else ""))
+    entry["complete"] = True
+    write_results(out_dir, entry, work, mpath)
+    statuses = [r["status"] for r in entry["tests"] + entry["steps"]]
+    print(f"bench-gpu: wrote {out_dir}/gpu-run.json and {out_dir}/gpu-logs.tar.gz "
+          f"({statuses.count('PASS')} passed, {statuses.count('SKIP')} skipped, "
+          f"{len(statuses) - statuses.count('PASS') - statuses.count('SKIP') - statuses.count('STARTED')} failed, "
+          "timed out or not run)")
+    if statuses and all(s in ("SKIP", "STARTED") for s in statuses):
+        return 77
+    return 0 if all(s in ("PASS", "SKIP", "STARTED") for s in statuses) else 1
+
+
+def run_steps(ctx, env, entry, results, background, work, out_dir, mpath, stage, deadline, budget, only):
+    """Every step of gpu_steps.steps() that BENCH_ONLY selects, in order, each row filed in the entry and
+    the results rewritten after it."""
     tp = os.path.join(stage, "bench", "trainer_throughput")
     for step in gpu_steps.steps(ctx):
         if not only.search(step.name):
@@ -259,36 +388,31 @@ def run_in(stage_arg, src, out_dir, work, deadline, budget, only):
             row.update(status="NOT RUN", detail=f"the run's deadline (BENCH_DEADLINE {budget:g} s) came first")
         else:
             limit = int(min(step.limit, left))
-            status, rc, secs = run_commands(step, env, ctx.python, log, cwd, limit)
-            row.update(status=status, seconds=round(secs, 1), limit_s=limit, detail=summary(status, log))
+            if step.background:
+                status, rc, secs = start_background(step, env, ctx.python, log, cwd, limit, background)
+            elif step.ready_of:
+                status, rc, secs = wait_ready(step, background, log, limit)
+            elif step.joins:
+                status, rc, secs = join(step, background, log, limit)
+            else:
+                status, rc, secs = run_commands(step, env, ctx.python, log, cwd, limit)
+            detail = "running in the background" if status == "STARTED" else summary(status, log)
+            row.update(status=status, seconds=round(secs, 1), limit_s=limit, detail=detail)
             if rc not in (0, 77, None):
                 row["exit"] = rc
             if status == "PASS" and step.record:
                 value = last_json(log)
                 if value is not None:
                     put(entry, step.record, value)
+            if status == "PASS":
+                for path, file in step.record_files:
+                    with open(file) as f:
+                        put(entry, path, json.load(f))
         results[step.name] = row["status"]
         (entry["tests"] if step.test else entry["steps"]).append(row)
         secs = f"{row['seconds']:6.1f}s" if "seconds" in row else "      -"
         print(f"{row['status']:<{STATUS_WIDTH}} {secs}  {step.name:<28} {row.get('detail', '')[:160]}", flush=True)
         write_results(out_dir, entry, work, mpath)
-    for mode, figures in entry.get("throughput", {}).items():
-        ours, peer = figures.get("bert_cuda"), figures.get("pytorch")
-        if ours and peer and peer.get("seq_per_s"):
-            figures["ratio_seq_per_s"] = ours["seq_per_s"] / peer["seq_per_s"]
-            print(f"throughput {mode}: ours {ours['seq_per_s']:.1f} seq/s (MFU {ours['mfu']:.3f}), PyTorch "
-                  f"{peer['seq_per_s']:.1f} (MFU {peer['mfu']:.3f}), ratio {figures['ratio_seq_per_s']:.2f}"
-                  + (f"; device memory in use {ours['device_memory_in_use_gib']:.1f} vs {peer['device_memory_in_use_gib']:.1f} GiB"
-                     if "device_memory_in_use_gib" in ours and "device_memory_in_use_gib" in peer else ""))
-    entry["complete"] = True
-    write_results(out_dir, entry, work, mpath)
-    statuses = [r["status"] for r in entry["tests"] + entry["steps"]]
-    print(f"bench-gpu: wrote {out_dir}/gpu-run.json and {out_dir}/gpu-logs.tar.gz "
-          f"({statuses.count('PASS')} passed, {statuses.count('SKIP')} skipped, "
-          f"{len(statuses) - statuses.count('PASS') - statuses.count('SKIP')} failed, timed out or not run)")
-    if statuses and all(s == "SKIP" for s in statuses):
-        return 77
-    return 0 if all(s in ("PASS", "SKIP") for s in statuses) else 1
 
 
 def record(entry_file, results="bench/results/gpu.json"):

@@ -10,16 +10,22 @@ To add a step, add a Step to steps() below. A step
     the step named by `unless` passed (a fallback), or when trainer_throughput does not know the `flag`
     it needs yet (`--help` does not mention it);
   - with `record`, files its stdout's last JSON object in the results entry at that path
-    (e.g. ("throughput", "packed", "bert_cuda")), and with `test=True` counts as a GPU test there.
+    (e.g. ("throughput", "packed", "bert_cuda")), and with `test=True` counts as a GPU test there;
+  - with `background`, leaves its last command running (STARTED) once the others passed; a later step
+    `ready_of` it waits until its `ready_file` exists (PASS; SKIP or FAIL when the process ends first),
+    and a step `joins` it creates its `go_file`, waits for it to end and files each (`record` path, JSON
+    file) of `record_files`. A background process still running at the end of the run is stopped.
 Placeholders in commands: ctx.stage (the unpacked stage), ctx.src (this tree), ctx.python, ctx.work
 (the run's work dir, shared by all steps), ctx.steps / ctx.size (BENCH_STEPS / BENCH_SIZE).
 
-Sizing (one H100; the device rule leaves ~6 minutes to a call, BENCH_DEADLINE's default): the GPU tests
-first (what settles a change), about 2-3 minutes together, cuda_model and trainer_cuda_backend_step the
-longest (their CPU references: 51 s and 40 s in the first device run, before gpu_main.cpp pinned the
-BLAS threads); then the benchmarks, BERT-Large with BENCH_STEPS=20 timed steps after 5 warm-up as the
-recorded runs (our two modes take seconds each; the PyTorch peer's torch.compile most of its step's
-limit). Steps the deadline cuts are NOT RUN; a second call with BENCH_ONLY='throughput|pytorch' (say) runs those.
+Sizing (one H100; the device rule leaves ~6 minutes to a call, BENCH_DEADLINE's default): the PyTorch
+peer starts compiling first, in the background (torch.compile of both modes' shapes: minutes of CPU, then
+one GPU step a mode; 167 s for the padded mode alone, compile and timing, in the f6fa687 run); the GPU
+tests meanwhile (what settles a change: 105 s in the f6fa687 run, cuda_convergence's CPU half 40 s of
+it); then a wait until the peer is compiled and idle, so that none of its GPU work overlaps our timed
+runs; our benchmarks (BERT-Large, BENCH_STEPS=20 timed steps after 5 warm-up, with the profile: ~20 s a
+mode, ~30 s FP8); the peer's timed steps last (~10 s a mode). Steps the deadline cuts are NOT RUN; a
+second call with BENCH_ONLY='throughput|pytorch' (say) runs those.
 """
 from dataclasses import dataclass, field
 
@@ -47,16 +53,34 @@ class Step:
     flag: str = ""
     record: tuple = ()
     env: dict = field(default_factory=dict)
+    background: bool = False
+    ready_of: str = ""
+    ready_file: str = ""
+    joins: str = ""
+    go_file: str = ""
+    record_files: list = field(default_factory=list)
 
 
 def steps(ctx):
+    tp = f"{ctx.stage}/bench/trainer_throughput"
+    timed = ["--size", ctx.size, "--steps", str(ctx.steps)]
+    peer = f"{ctx.work}/peer"  # the peer's batches, its ready / go files and its results
     out = []
+    # Issue 35's peer: PyTorch on the same batches (bench/peers/hf_bert.py), both modes in one process,
+    # compiled while the GPU tests run.
+    out.append(Step("pytorch_compile", 30,
+                    [["mkdir", "-p", peer],
+                     *[[tp, "--mode", mode, "--size", ctx.size, "--dump-batches", f"{peer}/{mode}_batches.json"]
+                       for mode in ("padded", "packed")],
+                     [ctx.python, f"{ctx.src}/bench/peers/hf_bert.py", "--batches", f"{peer}/padded_batches.json",
+                      "--batches", f"{peer}/packed_batches.json", *timed, "--ready-file", f"{peer}/ready",
+                      "--go-file", f"{peer}/go", "--out-dir", peer]],
+                    background=True))
     for t in ctx.manifest["tests"]:  # every ctest `gpu` test the stage holds, in ctest's order
         env = dict(e.split("=", 1) for e in t.get("env", []))
         out.append(Step(t["name"], TEST_LIMITS.get(t["name"], DEFAULT_TEST_LIMIT), [ctx.expand(t["argv"])], test=True,
                         env=env))
-    tp = f"{ctx.stage}/bench/trainer_throughput"
-    timed = ["--size", ctx.size, "--steps", str(ctx.steps)]
+    out.append(Step("pytorch_ready", 300, [], ready_of="pytorch_compile", ready_file=f"{peer}/ready"))
     # Our throughput, per mode, with the profile (issue 35: each op class's time per step against its floor;
     # the table on stderr, in the log; "profile" inside the entry): the profile's steps come after the timed
     # ones, so the timed figures are those of a plain run. Where the profile fails, a plain run instead.
@@ -71,13 +95,6 @@ def steps(ctx):
                     flag="--precision", record=("throughput", "packed", "bert_cuda_fp8")))
     out.append(Step("fp8_packed_unprofiled", 120, [[tp, "--mode", "packed", *timed, "--precision", "fp8"]],
                     flag="--precision", unless="fp8_packed", record=("throughput", "packed", "bert_cuda_fp8")))
-    # The PyTorch peers last (torch.compile takes most of each one's minutes); padded first: the ratio
-    # no run has measured yet.
-    for mode in ("padded", "packed"):
-        batches = f"{ctx.work}/{mode}_batches.json"
-        out.append(Step(f"pytorch_{mode}", 180, [[tp, "--mode", mode, "--size", ctx.size, "--dump-batches", batches],
-                                                 [ctx.python, f"{ctx.src}/bench/peers/hf_bert.py", "--batches", batches,
-                                                  *timed]],
-                        needs_any=[f"throughput_{mode}", f"throughput_{mode}_unprofiled"],
-                        record=("throughput", mode, "pytorch")))
+    out.append(Step("pytorch_timed", 120, [], joins="pytorch_compile", go_file=f"{peer}/go",
+                    record_files=[(("throughput", mode, "pytorch"), f"{peer}/{mode}.json") for mode in ("padded", "packed")]))
     return out

@@ -2,7 +2,8 @@
 # scripts/bench-gpu verify on a stage made of this build's binaries: complete and current passes; a
 # missing test binary, a CUDA binary without sm_90a code (the CPU-only trainer in trainer-cuda's place)
 # and a changed build input each fail naming it. Then `run` on it: every step SKIPs here (no GPU), exit
-# 77, one results file and one log tarball; a stale stage stops `run` with exit 2 before any step.
+# 77, one results file and one log tarball; a stale stage stops `run` with exit 2 before any step; the
+# PyTorch peer's background protocol with a stand-in peer (fake_peer.py).
 # SKIPPED (77) without cuobjdump. Usage: stage_checks.sh SRC BUILD_DIR PYTHON WORK
 SRC=$1 BUILD=$2 PY=$3 WORK=$4
 set -uo pipefail
@@ -65,4 +66,17 @@ grep -q "^SKIP .*cuda_lamb .*SKIPPED: no CUDA device" "$WORK/run.out" || fail "c
   "$WORK/run/gpu-run.json" || fail "gpu-run.json: $(cat "$WORK/run/gpu-run.json")"
 (cd "$SRC" && scripts/bench-gpu record "$WORK/run/gpu-run.json") > "$WORK/record.out" 2>&1 && fail "recorded a run without a device"
 grep -q "nothing to record" "$WORK/record.out" || fail "record: $(cat "$WORK/record.out")"
+
+# The peer's background protocol, with a stand-in peer: started first, ready before our timed runs, timed
+# last, both modes filed from its files.
+(cd "$SRC" && PYTHON="$SRC/tests/integration/bench_gpu/fake_peer.py" BENCH_ONLY=pytorch OUT=$WORK/peer \
+  scripts/bench-gpu run "$S") > "$WORK/peer.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "run with the stand-in peer: rc $rc: $(cat "$WORK/peer.out")"
+for s in "STARTED .*pytorch_compile" "PASS .*pytorch_ready" "PASS .*pytorch_timed"; do
+  grep -q "^$s" "$WORK/peer.out" || fail "no '$s': $(cat "$WORK/peer.out")"
+done
+"$PY" -c 'import json, sys; t = json.load(open(sys.argv[1]))["throughput"]
+assert t["padded"]["pytorch"]["seq_per_s"] == 123.0 and t["packed"]["pytorch"]["seq_per_s"] == 456.0, t' \
+  "$WORK/peer/gpu-run.json" || fail "the peer's results: $(cat "$WORK/peer/gpu-run.json")"
 echo PASS
