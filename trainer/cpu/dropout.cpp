@@ -17,12 +17,13 @@ constexpr int kBlocks = 256;  // Philox blocks per batch of lanes
 template <int kPer>
 BERT_CPU_CLONES void keep_blocks(const model::DropoutStream& rng, uint64_t q0, int nq, float p, uint8_t* out) {
   uint8_t k[kPer][kBlocks];
+  const uint32_t thr16 = model::DropoutStream::drop_threshold16(p);
 #pragma omp simd
   for (int i = 0; i < nq; ++i) {
     const model::Philox4 r = rng.block(q0 + static_cast<uint64_t>(i));
     for (int w = 0; w < kPer; ++w)
       k[w][i] = kPer == 4 ? !model::DropoutStream::dropped(r.v[w], p)
-                          : !model::DropoutStream::dropped16((r.v[w >> 1] >> (16 * (w & 1))) & 0xffffu, p);
+                          : ((r.v[w >> 1] >> (16 * (w & 1))) & 0xffffu) >= thr16;
   }
   for (int i = 0; i < nq; ++i)
     for (int w = 0; w < kPer; ++w) out[kPer * i + w] = k[w][i];

@@ -19,6 +19,7 @@
 //     attention probabilities: ((token_q * heads + head) * seq_len + k) where token_q is the query's
 //       flat token index and k the key's position counted from its sequence's first token.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "trainer/model/host_device.h"
@@ -62,11 +63,15 @@ struct DropoutStream {
   BERT_HD static bool dropped16(uint32_t half, float p) {
     return static_cast<float>(half) * (1.0f / 65536.0f) < p;
   }
+  // dropped16 as an integer compare: half * 2^-16 < p  <=>  half < ceil(p * 2^16) (p * 2^16 is exact).
+  BERT_HD static uint32_t drop_threshold16(float p) {
+    return p <= 0.0f ? 0u : p >= 1.0f ? 65536u : static_cast<uint32_t>(ceilf(p * 65536.0f));
+  }
   BERT_HD uint32_t keep_bits8(uint64_t q, float p) const {
     const Philox4 r = block(q);
+    const uint32_t thr = drop_threshold16(p);
     uint32_t bits = 0;
-    for (int i = 0; i < 8; ++i)
-      bits |= static_cast<uint32_t>(!dropped16((r.v[i >> 1] >> (16 * (i & 1))) & 0xffffu, p)) << i;
+    for (int i = 0; i < 8; ++i) bits |= static_cast<uint32_t>(((r.v[i >> 1] >> (16 * (i & 1))) & 0xffffu) >= thr) << i;
     return bits;
   }
   BERT_HD bool keep_attention(uint64_t element, float p) const { return (keep_bits8(element >> 3, p) >> (element & 7)) & 1u; }

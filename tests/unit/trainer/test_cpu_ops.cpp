@@ -120,6 +120,14 @@ TEST_CASE("attention dropout masks (16 bits an element): rate, independent steps
     }
   }
   CHECK(a.keep_bits8(0, 0.f) == 0xffu);
+  // keep_bits8's integer threshold is dropped16's float rule, for every 16-bit value
+  for (const float p : {0.f, 1.f / 65536, 0.1f, 0.25f, 0.5f, 0.9999f, 1.f}) {
+    const uint32_t thr = model::DropoutStream::drop_threshold16(p);
+    int differ = 0;
+    for (uint32_t half = 0; half < 65536; ++half) differ += (half >= thr) == model::DropoutStream::dropped16(half, p);
+    CAPTURE(p);
+    CHECK(differ == 0);
+  }
 }
 
 TEST_CASE("gradients with dropout on agree with finite differences") {
