@@ -15,8 +15,9 @@
 // Dropout: element (q, key) of dropout_spec.h (the attention draw: 8 consecutive keys of one query a
 // Philox block); a lane holds keys g, g+8 (rows of S^T) of queries 2t, 2t+1 (columns), and the 8 keys of
 // a Philox block lie in the 8 lanes of one t. With the forward's keep bits (keep_bits), no Philox at
-// all: a lane reads the word of each of its 16 queries that holds its keys g and g+8 (key_w is a
-// multiple of 16, so both lie in one 32-key word). Without them, lane g of those 8 draws the 4 blocks
+// all: the tile's words of the block's keys come into shared memory with Q and dO (cp.async), and a lane
+// reads the word of each of its 16 queries that holds its keys g and g+8 (key_w is a multiple of 16, so
+// both lie in one 32-key word). Without them, lane g of those 8 draws the 4 blocks
 // of query block nb = g (queries 8g + 2t, +1 x keys g.., g+8..) and 7 shuffles give every lane its bit
 // of the other lanes' blocks: 4 Philox calls a lane per 64-query tile.
 #pragma once
@@ -34,6 +35,7 @@ struct BackwardShared {
   SharedTile<T> ds;  // dS^T of the query tile: [key][query]
   float lse[kTile];
   float dq[kTile];    // Dq = rowsum(dO * O)
+  uint32_t keep[kTile][kTile / 32];  // with the forward's keep bits: the tile's words of the block's keys
 };
 
 // What one block reads and writes (the kernel fills it from AttentionBackwardArgs and blockIdx);
@@ -48,19 +50,32 @@ struct BackwardTile : SequenceTile<T> {
   const uint32_t* keep_bits = nullptr;  // the forward's keep words of the head ([tokens, seq_len / 32]), or null
 };
 
-// key_major_keeps' bits from the forward's keep words: query 8 nb + 2t + (i & 1) of the tile, key
-// key_w + g + 8 (i >> 1). Queries at or past len, and a warp whose keys all lie past it, read nothing.
+// Starts copying the forward's keep words of queries q0 .. q0 + 63 for the block's 64 keys (two words a
+// query) into sh.keep, one 4-byte copy a thread (zeros past the sequence or the row's words).
+template <class W>
+BERT_TILE_FN void load_keep_words(W& w, const BackwardTile<typename W::T>& a, uint32_t (*keep)[kTile / 32], int q0,
+                                  int tid, int nthreads) {
+  const int wpr = a.seq_len / 32;
+  for (int i = tid; i < kTile * (kTile / 32); i += nthreads) {
+    const int q = i / (kTile / 32), word = (a.row0 >> 5) + i % (kTile / 32);
+    const bool valid = q0 + q < a.len && word < wpr;  // an invalid copy reads nothing: the row0 word of q0
+    w.copy4(&keep[q][i % (kTile / 32)],
+            a.keep_bits + static_cast<size_t>(a.s0 + (valid ? q0 + q : q0)) * wpr + (valid ? word : a.row0 >> 5), valid);
+  }
+}
+
+// key_major_keeps' bits from the forward's keep words in shared memory (load_keep_words): query
+// 8 nb + 2t + (i & 1) of the tile, key key_w + g + 8 (i >> 1) (key_w - row0 is 0, 16, 32 or 48: both keys
+// lie in word (key_w - row0) / 32).
 template <class T>
-BERT_TILE_FN uint32_t stored_keeps(const BackwardTile<T>& a, int q0, int key_w, int lane) {
-  const int g = lane >> 2, t = lane & 3, wpr = a.seq_len / 32, off = (key_w & 31) + g;
-  if (key_w >= a.len) return 0u;
+BERT_TILE_FN uint32_t stored_keeps(const BackwardTile<T>& a, const uint32_t (*keep)[kTile / 32], int key_w, int lane) {
+  const int g = lane >> 2, t = lane & 3, off = (key_w & 31) + g, wi = (key_w - a.row0) >> 5;
   uint32_t bits = 0;
   BERT_TILE_UNROLL
   for (int nb = 0; nb < kTile / 8; ++nb)
     BERT_TILE_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const int q = q0 + 8 * nb + 2 * t + j;
-      const uint32_t word = q < a.len ? a.keep_bits[static_cast<size_t>(a.s0 + q) * wpr + (key_w >> 5)] : 0u;
+      const uint32_t word = keep[8 * nb + 2 * t + j][wi];
       bits |= ((word >> off) & 1u) << (4 * nb + j);
       bits |= ((word >> (off + 8)) & 1u) << (4 * nb + 2 + j);
     }
@@ -130,8 +145,10 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
 
   // The first query tile; each later one is started once the tile before it no longer reads Q, dO and
   // the row vectors (after the barrier before its dQ), so its copies fly during that dQ.
+  const bool stored = drop && a.keep_bits;
   load_tile(w, sh.q, a.q, a.ld, 0, a.len, tid, nthreads);
   load_tile(w, sh.dout, a.dout, static_cast<size_t>(a.hd), 0, a.len, tid, nthreads);
+  if (stored) load_keep_words(w, a, sh.keep, 0, tid, nthreads);
   float row_lse = 0.f, row_dq = 0.f;  // thread tid < kTile: query tid's of the tile being loaded
   load_rows(a, 0, tid, log2e, &row_lse, &row_dq);
   if (tid < kTile) {
@@ -144,7 +161,7 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
   for (int q0 = 0; q0 < a.len; q0 += kTile) {
     const uint32_t keeps =
         !drop ? ~0u
-        : a.keep_bits ? stored_keeps(a, q0, key_w, lane)
+        : stored     ? stored_keeps(a, sh.keep, key_w, lane)
                       : key_major_keeps(w, a.dropout, static_cast<uint64_t>(a.s0) + q0, a.heads, a.head, a.seq_len,
                                         key_w, lane, aligned);
 
@@ -214,11 +231,12 @@ BERT_TILE_FN void attention_backward_tile(W& w, const BackwardTile<typename W::T
         }
       }
     }
-    w.sync();  // every warp's dS^T rows are in sh.ds; Q, dO and the row vectors are read no more
+    w.sync();  // every warp's dS^T rows are in sh.ds; Q, dO, the row vectors and keep words are read no more
     const int q1 = q0 + kTile;
     if (q1 < a.len) {
       load_tile(w, sh.q, a.q, a.ld, q1, a.len, tid, nthreads);
       load_tile(w, sh.dout, a.dout, static_cast<size_t>(a.hd), q1, a.len, tid, nthreads);
+      if (stored) load_keep_words(w, a, sh.keep, q1, tid, nthreads);
       load_rows(a, q1, tid, log2e, &row_lse, &row_dq);  // into registers: stored after the dQ
     }
 

@@ -69,6 +69,10 @@ struct DeviceWarp {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
                  "r"(valid ? 16 : 0));
   }
+  // The same for 4 bytes (cp.async.ca: 4-byte copies go through L1).
+  __device__ __forceinline__ void copy4(uint32_t* dst, const uint32_t* src, bool valid) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(valid ? 4 : 0));
+  }
   __device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
   __device__ __forceinline__ void atomic_add(float* dst, float v) { atomicAdd(dst, v); }
   // Four consecutive floats (dst 16-byte aligned): one vector reduction on sm_90 (atomicAdd on float4),

@@ -74,6 +74,7 @@ class WarpModel {
   }
   unsigned shfl_xor(unsigned v, int mask) { return shuffle(v, mask); }
   void copy16(T* dst, const T* src, bool valid);
+  void copy4(uint32_t* dst, const uint32_t* src, bool valid);
   void copy_wait();
   void atomic_add(float* dst, float v) { std::atomic_ref<float>(*dst).fetch_add(v); }
   // red.global.add.v4.f32: four consecutive floats, the address 16-byte aligned (the device faults otherwise)
@@ -99,9 +100,11 @@ class WarpModel {
   uint32_t shuffle(uint32_t v, int mask);
 
   struct Copy {
-    T* dst;
-    T v[8];
+    void* dst;
+    unsigned char v[16];
+    size_t bytes;
   };
+  void issue(void* dst, const void* src, size_t bytes, bool valid);
 
   BlockModel& b_;
   int warp_, lane_, parity_ = 0;
@@ -167,20 +170,24 @@ inline void WarpModel::sync() {
   b_.block_.arrive_and_wait();
 }
 
-inline void WarpModel::copy16(T* dst, const T* src, bool valid) {
-  if (reinterpret_cast<uintptr_t>(dst) % 16 || !b_.in_shared(dst, 16) || (valid && reinterpret_cast<uintptr_t>(src) % 16))
-    b_.error("cp.async: a destination outside shared memory or an address not 16-byte aligned");
-  Copy c{dst, {}};
-  for (int i = 0; i < 8; ++i) c.v[i] = valid ? src[i] : T{0};
+inline void WarpModel::issue(void* dst, const void* src, size_t bytes, bool valid) {
+  if (reinterpret_cast<uintptr_t>(dst) % bytes || !b_.in_shared(dst, bytes) ||
+      (valid && reinterpret_cast<uintptr_t>(src) % bytes))
+    b_.error("cp.async: a destination outside shared memory or an address not aligned to the copy's size");
+  Copy c{dst, {}, bytes};
+  if (valid) std::memcpy(c.v, src, bytes);
   if (b_.landing_ == CopyLanding::at_issue)
-    std::memcpy(dst, c.v, sizeof c.v);
+    std::memcpy(dst, c.v, bytes);
   else
     pending_.push_back(c);
   ++in_flight_;
 }
 
+inline void WarpModel::copy16(T* dst, const T* src, bool valid) { issue(dst, src, 16, valid); }
+inline void WarpModel::copy4(uint32_t* dst, const uint32_t* src, bool valid) { issue(dst, src, 4, valid); }
+
 inline void WarpModel::copy_wait() {
-  for (const Copy& c : pending_) std::memcpy(c.dst, c.v, sizeof c.v);
+  for (const Copy& c : pending_) std::memcpy(c.dst, c.v, c.bytes);
   pending_.clear();
   in_flight_ = 0;
 }
