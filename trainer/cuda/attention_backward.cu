@@ -82,6 +82,8 @@ void attention_backward(const AttentionBackwardArgs& a, cudaStream_t stream) {
                                                                              a.shape.heads, dvec);
   BERT_CUDA_CHECK_LAUNCH();
 
+  static bool carveout = false;
+  prefer_shared_memory(attention_backward_kernel, carveout);
   const dim3 grid(dev::ceil_div(a.shape.max_seqlen, kTile), a.shape.heads, a.shape.num_sequences);
   attention_backward_kernel<<<grid, kWarps * 32, 0, stream>>>(a, dvec, dq_acc);
   BERT_CUDA_CHECK_LAUNCH();

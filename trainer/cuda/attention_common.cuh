@@ -49,4 +49,15 @@ __device__ __forceinline__ Word* head_keep_bits(const Args& a, Word* keep_bits, 
   return keep_bits ? keep_bits + static_cast<size_t>(head) * a.shape.tokens * (a.shape.seq_len / 32) : nullptr;
 }
 
+// Asks for the largest shared-memory carveout once per process: the kernels' launch bounds count on 4
+// (forward, 46 KB each) or 3 (backward, 47 KB) blocks an SM, which a smaller split the driver may pick
+// would not hold (the carveout is a preference, per kernel; L1 matters little to them).
+template <class Kernel>
+void prefer_shared_memory(Kernel kernel, bool& done) {
+  if (done) return;
+  BERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+  done = true;
+}
+
 }  // namespace bert::cuda::attn

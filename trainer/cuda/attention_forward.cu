@@ -37,6 +37,8 @@ void attention_forward(const AttentionForwardArgs& a, cudaStream_t stream) {
   // Rows of tokens outside every sequence (padding) must read as zeros downstream.
   BERT_CUDA_CHECK(cudaMemsetAsync(a.out, 0, static_cast<size_t>(a.shape.tokens) * a.shape.heads * D * sizeof(bf16), stream));
   if (a.shape.num_sequences == 0 || a.shape.max_seqlen == 0) return;
+  static bool carveout = false;
+  prefer_shared_memory(attention_forward_kernel, carveout);
   const dim3 grid(dev::ceil_div(a.shape.max_seqlen, kTile), a.shape.heads, a.shape.num_sequences);
   attention_forward_kernel<<<grid, kWarps * 32, 0, stream>>>(a);
   BERT_CUDA_CHECK_LAUNCH();
