@@ -200,6 +200,9 @@ void layernorm_backward(const LayerNormBackwardArgs& a, cudaStream_t stream) {
   if (!attribute_set) {
     BERT_CUDA_CHECK(cudaFuncSetAttribute(layernorm_backward_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(backward_smem_bytes(kChunks * 8 * 32))));
+    // the launch bounds count on 2 blocks of 64 KB an SM: a split the driver picks need not hold them
+    BERT_CUDA_CHECK(cudaFuncSetAttribute(layernorm_backward_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         static_cast<int>(cudaSharedmemCarveoutMaxShared)));
     attribute_set = true;
   }
   layernorm_backward_kernel<<<grid, kWarps * 32, backward_smem_bytes(a.hidden), stream>>>(a);
