@@ -109,10 +109,21 @@ def flag_known(binary, flag, env):
     return flag in r.stdout + r.stderr
 
 
-def run_commands(step, env, python, log, cwd, limit):
-    """(status, rc, seconds): each command in turn until one fails; TIMEOUT when the limit kills it. Our
-    binaries run with the staged libraries (env); a command of `python` in the machine's own environment,
+def launch(cmd, step, env, python, cwd, out):
+    """Starts one command of a step, its output into `out`, in a session of its own (stop() ends it whole):
+    our binaries with the staged libraries (env), a command of `python` in the machine's own environment,
     so that PyTorch loads the CUDA libraries it was built with."""
+    base = dict(os.environ) if cmd[0] == python else env
+    return subprocess.Popen(cmd, cwd=cwd, env={**base, **step.env}, stdout=out, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def status_of(rc):
+    return "PASS" if rc == 0 else "SKIP" if rc == 77 else "FAIL"
+
+
+def run_commands(step, env, python, log, cwd, limit):
+    """(status, rc, seconds): each command in turn until one fails; TIMEOUT when the limit kills it."""
     start = time.monotonic()
     rc = 0
     with open(log, "w") as out:
@@ -121,31 +132,19 @@ def run_commands(step, env, python, log, cwd, limit):
             out.flush()
             left = limit - (time.monotonic() - start)
             try:
-                base = dict(os.environ) if cmd[0] == python else env
-                p = subprocess.Popen(cmd, cwd=cwd, env={**base, **step.env}, stdout=out, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+                p = launch(cmd, step, env, python, cwd, out)
             except OSError as e:
                 out.write(f"bench-gpu: cannot start {cmd[0]}: {e}\n")
                 return "FAIL", 127, time.monotonic() - start
             try:
                 rc = p.wait(timeout=max(left, 1))
             except subprocess.TimeoutExpired:
-                for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-                    try:
-                        os.killpg(p.pid, sig)
-                    except ProcessLookupError:
-                        break
-                    try:
-                        p.wait(timeout=grace)
-                        break
-                    except subprocess.TimeoutExpired:
-                        continue
+                stop(p)
                 out.write(f"\nbench-gpu: killed after its limit of {limit} s\n")
                 return "TIMEOUT", None, time.monotonic() - start
             if rc != 0:
                 break
-    status = "PASS" if rc == 0 else "SKIP" if rc == 77 else "FAIL"
-    return status, rc, time.monotonic() - start
+    return status_of(rc), rc, time.monotonic() - start
 
 
 def start_background(step, env, python, log, cwd, limit, background):
@@ -160,9 +159,7 @@ def start_background(step, env, python, log, cwd, limit, background):
     out.write("$ " + " ".join(cmd) + "  (in the background)\n")
     out.flush()
     try:
-        base = dict(os.environ) if cmd[0] == python else env
-        p = subprocess.Popen(cmd, cwd=cwd, env={**base, **step.env}, stdout=out, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
+        p = launch(cmd, step, env, python, cwd, out)
     except OSError as e:
         out.write(f"bench-gpu: cannot start {cmd[0]}: {e}\n")
         out.close()
@@ -172,6 +169,7 @@ def start_background(step, env, python, log, cwd, limit, background):
 
 
 def stop(p):
+    """Ends a started command's whole session: SIGTERM, then SIGKILL."""
     for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
         try:
             os.killpg(p.pid, sig)
@@ -184,9 +182,9 @@ def stop(p):
             continue
 
 
-def ended(p):
-    """The status of a background process that has ended: PASS (0), SKIP (77) or FAIL."""
-    return "PASS" if p.returncode == 0 else "SKIP" if p.returncode == 77 else "FAIL"
+def not_running(name, out):
+    out.write(f"SKIPPED: {name} is not running\n")
+    return "SKIP", 77, 0.0
 
 
 def wait_ready(step, background, log, limit):
@@ -195,15 +193,14 @@ def wait_ready(step, background, log, limit):
     start = time.monotonic()
     with open(log, "w") as out:
         if step.ready_of not in background:
-            out.write(f"SKIPPED: {step.ready_of} is not running\n")
-            return "SKIP", 77, 0.0
+            return not_running(step.ready_of, out)
         p, bg_log, _ = background[step.ready_of]
         out.write(f"waiting for {step.ready_file} ({step.ready_of}: {bg_log})\n")
         while not os.path.exists(step.ready_file):
             if p.poll() is not None:
                 out.write(f"{step.ready_of} ended (exit {p.returncode}) before it was ready:\n")
                 out.write(tail(bg_log))
-                return ended(p) if p.returncode else "FAIL", p.returncode, time.monotonic() - start
+                return status_of(p.returncode) if p.returncode else "FAIL", p.returncode, time.monotonic() - start
             if time.monotonic() - start > limit:
                 stop(p)
                 out.write(f"\nbench-gpu: not ready within {limit} s: stopped\n" + tail(bg_log))
@@ -218,8 +215,7 @@ def join(step, background, log, limit):
     start = time.monotonic()
     with open(log, "w") as out:
         if step.joins not in background:
-            out.write(f"SKIPPED: {step.joins} is not running\n")
-            return "SKIP", 77, 0.0
+            return not_running(step.joins, out)
         p, bg_log, _ = background[step.joins]
         if p.poll() is None:
             open(step.go_file, "w").close()
@@ -231,7 +227,7 @@ def join(step, background, log, limit):
                 out.write(f"\nbench-gpu: killed after its limit of {limit} s\n" + tail(bg_log))
                 return "TIMEOUT", None, time.monotonic() - start
         out.write(tail(bg_log))
-        status = ended(p)
+        status = status_of(p.returncode)
         if status == "PASS":
             missing = [f for _, f in step.record_files if not os.path.isfile(f)]
             if missing:
