@@ -6,7 +6,8 @@ device.
 Layout of the stage (build-gpu-stage/stage.tar.xz):
   prefix/         `cmake --install` (components tools + cuda): bin/harness, bind, trainer, trainer-cuda,
                   bert-data; share/bert-harness/systems, rules, ... (what an installed harness reads)
-  tests/          every binary a ctest `gpu` test runs
+  tests/          every binary a ctest `gpu` test runs, and the CPU references computed here
+                  (CPU_REFERENCES: cuda_convergence_cpu.json)
   bench/          trainer_throughput
   lib/            the non-CUDA shared libraries of all of these (the device uses those it lacks)
   python/         the official checker (mlperf_logging, pure Python) for the tests' compliance checks
@@ -33,6 +34,9 @@ ARCH = "sm_90a"  # the H100/H200 code the device runs
 # tests and the other benchmarks are not staged.
 BUILD_INPUTS = ["*.cpp", "*.h", "*.cu", "*.cuh", "*.in", "CMakeLists.txt", "*.cmake", "results/rules/*",
                 "systems/*.yaml", "systems/*.xml", "bench/results/gpu.json"]
+# GPU tests whose CPU reference a program of the build computes at staging, into tests/<test>_cpu.json
+# beside the test binary (where the test looks for it).
+CPU_REFERENCES = {"cuda_convergence": "cuda_convergence_cpu_reference"}
 NOT_STAGED = ["tests/unit/*", "tests/integration/*", "bench/cpu_*", "bench/data_prep/*", "*.md"]
 # Shared libraries the device image provides itself: the C/C++ runtimes and the CUDA libraries.
 SYSTEM_LIBS = ("libc.so", "libm.so", "libdl.so", "librt.so", "libpthread.so", "libresolv.so", "libutil.so",
@@ -220,7 +224,7 @@ def stage(build="build", dest="build-gpu-stage", src="."):
         raise StageError(f"{build} is not a configured build dir (run scripts/setup)")
     python = cmake_cache(build, "BERT_TEST_PYTHON")
     tests = gpu_tests(build)
-    targets = set(TOOLS) | set(BENCH)
+    targets = set(TOOLS) | set(BENCH) | set(CPU_REFERENCES.values())
     for t in tests:
         for a in t["argv"]:
             if os.path.isabs(a) and os.path.realpath(a).startswith(os.path.realpath(build) + "/"):
@@ -243,6 +247,9 @@ def stage(build="build", dest="build-gpu-stage", src="."):
                     shutil.copy2(a, os.path.join(tmp, "tests", os.path.basename(a)))
                     cuda_binaries.append("tests/" + os.path.basename(a))
             manifest_tests.append({"name": t["name"], "argv": argv, "skip_code": t["skip_code"], "env": t["env"]})
+            if t["name"] in CPU_REFERENCES:  # the test's CPU half, computed here: no device seconds spent on it
+                _run([os.path.join(build, CPU_REFERENCES[t["name"]]),
+                      os.path.join(tmp, "tests", t["name"] + "_cpu.json")])
         elfs = [os.path.join(tmp, "prefix/bin", n) for n in TOOLS] + [os.path.join(tmp, "bench", n) for n in BENCH]
         elfs += [os.path.join(tmp, b) for b in cuda_binaries if b.startswith("tests/")]
         os.makedirs(os.path.join(tmp, "lib"))
