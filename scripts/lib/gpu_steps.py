@@ -19,13 +19,15 @@ Placeholders in commands: ctx.stage (the unpacked stage), ctx.src (this tree), c
 (the run's work dir, shared by all steps), ctx.steps / ctx.size (BENCH_STEPS / BENCH_SIZE).
 
 Sizing (one H100; the device rule leaves ~6 minutes to a call, BENCH_DEADLINE's default): the PyTorch
-peer starts compiling first, in the background (torch.compile of both modes' shapes: minutes of CPU, then
-one GPU step a mode; 167 s for the padded mode alone, compile and timing, in the f6fa687 run); the GPU
-tests meanwhile (what settles a change: 105 s in the f6fa687 run, 40 s of it cuda_convergence's CPU
-half, now computed at staging); then a wait until the peer is compiled and idle, so that none of its GPU work overlaps our timed
-runs; our benchmarks (BERT-Large, BENCH_STEPS=20 timed steps after 5 warm-up, with the profile: ~20 s a
-mode, ~30 s FP8); the peer's timed steps last (~10 s a mode). Steps the deadline cuts are NOT RUN; a
-second call with BENCH_ONLY='throughput|pytorch' (say) runs those.
+peer starts compiling first, in the background (torch.compile of both modes' shapes: minutes of CPU,
+then one GPU step a mode; 167 s for the padded mode alone, compile and timing, in the f6fa687 run); the
+GPU tests meanwhile (what settles a change: 105 s in the f6fa687 run, 40 s of it cuda_convergence's CPU
+half, now computed at staging); then a wait until the peer is compiled and idle, so that none of its GPU
+work overlaps our timed runs; our benchmarks (BERT-Large, BENCH_STEPS=20 timed steps after 5 warm-up,
+with the profile: ~20 s a mode, ~30 s FP8); the peer's timed steps last (~10 s a mode). Steps the
+deadline cuts are NOT RUN; a second call with BENCH_ONLY='throughput|pytorch' (say) runs those. The
+peer's compile sets the length of a whole call: BENCH_DEADLINE=450 leaves it room
+(trainer/cuda/NOTES.md).
 """
 from dataclasses import dataclass, field
 

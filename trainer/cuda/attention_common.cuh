@@ -8,6 +8,7 @@
 #include "trainer/cuda/attention_tiles.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/device_utils.cuh"
+#include "trainer/cuda/kernel_attributes.h"
 #include "trainer/cuda/mma_bf16.cuh"
 
 namespace bert::cuda::attn {
@@ -47,17 +48,6 @@ __device__ __forceinline__ void set_sequence_tile(SequenceTile<bf16>& t, const A
 template <class Args, class Word>
 __device__ __forceinline__ Word* head_keep_bits(const Args& a, Word* keep_bits, int head) {
   return keep_bits ? keep_bits + static_cast<size_t>(head) * a.shape.tokens * (a.shape.seq_len / 32) : nullptr;
-}
-
-// Asks for the largest shared-memory carveout once per process: the kernels' launch bounds count on 4
-// (forward, 46 KB each) or 3 (backward, 47 KB) blocks an SM, which a smaller split the driver may pick
-// would not hold (the carveout is a preference, per kernel; L1 matters little to them).
-template <class Kernel>
-void prefer_shared_memory(Kernel kernel, bool& done) {
-  if (done) return;
-  BERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                       static_cast<int>(cudaSharedmemCarveoutMaxShared)));
-  done = true;
 }
 
 }  // namespace bert::cuda::attn

@@ -141,32 +141,12 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
     BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->c, fp8_out ? CUDA_R_16BF : cuda_type(a.d_type), a.cols, a.rows,
                                                  fp8_out ? a.cols : ldd));
     BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, cuda_type(a.d_type), a.cols, a.rows, ldd));
-    cublasLtMatmulPreference_t pref = nullptr;
-    BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    const auto set_pref = [&](cublasLtMatmulPreferenceAttributes_t attr, const void* v, size_t n) {
-      const cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, attr, v, n);
-      if (st != CUBLAS_STATUS_SUCCESS) cublasLtMatmulPreferenceDestroy(pref);
-      BERT_CUBLAS_CHECK(st);
-    };
-    set_pref(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_, sizeof(workspace_bytes_));
-    // The heuristic assumes 256-byte-aligned matrices unless told; an algorithm picked on that assumption
-    // is refused by cublasLtMatmul for a matrix at a smaller alignment (a column block, a tensor inside a
-    // flat buffer). C (FP8 output) is c16_, from cudaMalloc.
+    // C (an FP8 output's) is c16_, from cudaMalloc
     const uint32_t al[4] = {alignment(a.w.p), alignment(a.x.p), alignment(c), alignment(a.d)};
-    set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al[0], sizeof(uint32_t));
-    set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al[1], sizeof(uint32_t));
-    set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al[2], sizeof(uint32_t));
-    set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al[3], sizeof(uint32_t));
-    cublasLtMatmulHeuristicResult_t heur{};
-    int found = 0;
-    const cublasStatus_t hs =
-        cublasLtMatmulAlgoGetHeuristic(handle_, p->op, p->a, p->b, p->c, p->d, pref, 1, &heur, &found);
-    cublasLtMatmulPreferenceDestroy(pref);
-    if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
+    const cublasStatus_t hs = pick_algo(handle_, *p, workspace_bytes_, al);
+    if (!p->found)
       throw CudaError("cuBLASLt: no FP8 algorithm for " + what() + ": " + cublasLtGetStatusString(hs) +
                       " (FP8 needs sm_89 or later)");
-    p->found = true;
-    p->algo = heur.algo;
     slot = std::move(p);
   }
   LtPlan& p = *slot;

@@ -87,20 +87,8 @@ bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
     set_batch(p->b, c.batch, c.stride_b);
     set_batch(p->d, c.batch, c.stride_d);
     if (c.batch > 1 && c.bias) set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
-    cublasLtMatmulPreference_t pref = nullptr;
-    BERT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    const cublasStatus_t ps = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                                   &workspace_bytes_, sizeof(workspace_bytes_));
-    cublasLtMatmulHeuristicResult_t heur{};
-    int found = 0;
-    const cublasStatus_t hs = ps != CUBLAS_STATUS_SUCCESS
-                                  ? ps
-                                  : cublasLtMatmulAlgoGetHeuristic(handle_, p->op, p->a, p->b, p->d, p->d, pref, 1,
-                                                                   &heur, &found);
-    cublasLtMatmulPreferenceDestroy(pref);
+    const cublasStatus_t hs = pick_algo(handle_, *p, workspace_bytes_);
     if (!may_fail) BERT_CUBLAS_CHECK(hs);
-    p->found = hs == CUBLAS_STATUS_SUCCESS && found > 0;
-    p->algo = heur.algo;
     slot = std::move(p);
   }
   LtPlan& p = *slot;

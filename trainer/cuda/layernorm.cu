@@ -1,6 +1,7 @@
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/column_sum.h"
 #include "trainer/cuda/device_utils.cuh"
+#include "trainer/cuda/kernel_attributes.h"
 #include "trainer/cuda/layernorm.h"
 
 #include <algorithm>
@@ -196,15 +197,13 @@ void layernorm_backward(const LayerNormBackwardArgs& a, cudaStream_t stream) {
   check_hidden(a.hidden);
   if (a.rows <= 0) return;
   const int grid = grid_for(a.rows);
-  static bool attribute_set = false;  // per process; the attribute is per function, all devices alike
+  static bool attribute_set = false, carveout = false;  // per process; the attributes are per function
   if (!attribute_set) {
     BERT_CUDA_CHECK(cudaFuncSetAttribute(layernorm_backward_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(backward_smem_bytes(kChunks * 8 * 32))));
-    // the launch bounds count on 2 blocks of 64 KB an SM: a split the driver picks need not hold them
-    BERT_CUDA_CHECK(cudaFuncSetAttribute(layernorm_backward_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         static_cast<int>(cudaSharedmemCarveoutMaxShared)));
     attribute_set = true;
   }
+  prefer_shared_memory(layernorm_backward_kernel, carveout);  // 2 blocks of 64 KB an SM
   layernorm_backward_kernel<<<grid, kWarps * 32, backward_smem_bytes(a.hidden), stream>>>(a);
   BERT_CUDA_CHECK_LAUNCH();
   column_sum_add(a.scratch, grid, a.hidden, a.dgamma, stream);

@@ -38,8 +38,9 @@ void OpTimer::mark(model::StepOp op, cudaStream_t stream) {
   spans_.push_back(Span{op, record(stream), -1});
 }
 
-model::StepOp OpTimer::current() const {
-  return !spans_.empty() && spans_.back().end < 0 ? spans_.back().op : model::StepOp::Copies;
+std::optional<model::StepOp> OpTimer::current() const {
+  if (spans_.empty() || spans_.back().end >= 0) return std::nullopt;
+  return spans_.back().op;
 }
 
 void OpTimer::stop(cudaStream_t stream) {

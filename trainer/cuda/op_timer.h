@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "trainer/model/step_costs.h"
@@ -34,8 +35,8 @@ class OpTimer {
   void reset();  // forget the marks (host bookkeeping only; the events are reused)
   void mark(model::StepOp op, cudaStream_t stream);
   void stop(cudaStream_t stream);
-  // The open op (what a nested part marks again after its own op): Copies when none is open.
-  model::StepOp current() const;
+  // The open op (what a nested part marks again after its own op), if any.
+  std::optional<model::StepOp> current() const;
   // Waits for the last event and sums the spans. Each span's events must have run once since reset().
   OpTimes read() const;
 
@@ -60,10 +61,13 @@ inline void mark_op(OpTimer* t, model::StepOp op, cudaStream_t stream) {
 template <class F>
 void mark_part(OpTimer* t, model::StepOp op, cudaStream_t stream, F&& part) {
   if (!t) return part();
-  const model::StepOp outer = t->current();
+  const std::optional<model::StepOp> outer = t->current();
   t->mark(op, stream);
   part();
-  t->mark(outer, stream);
+  if (outer)
+    t->mark(*outer, stream);
+  else
+    t->stop(stream);
 }
 
 }  // namespace bert::cuda

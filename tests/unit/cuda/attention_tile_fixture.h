@@ -88,12 +88,15 @@ inline attn::SequenceTile<uint16_t> sequence_tile(const Layout& L, const std::ve
 // One block of kWarps * 32 threads on the warp model over shared memory *sh (filled with 0xff first:
 // stale shared memory must not matter); body(WarpModel&, tid). Fails on any protocol error. The blocks
 // alternate where cp.async copies land (at the wait, at the issue): both kinds of race show.
+inline CopyLanding next_landing() {
+  static int blocks = 0;  // every block of every test, in turn
+  return blocks++ % 2 ? CopyLanding::at_issue : CopyLanding::at_wait;
+}
+
 template <class S, class Body>
 void run_block(AlignedShared<S>& sh, Body body) {
-  static int blocks = 0;
   std::memset(static_cast<void*>(&sh), 0xff, sizeof(sh));
-  BlockModel block(attn::kWarps * 32, &sh.s, sizeof(sh.s),
-                   blocks++ % 2 ? CopyLanding::at_issue : CopyLanding::at_wait);
+  BlockModel block(attn::kWarps * 32, &sh.s, sizeof(sh.s), next_landing());
   block.run(body);
   for (const auto& e : block.errors()) FAIL_CHECK(e);
   REQUIRE(block.errors().empty());

@@ -1,5 +1,6 @@
 // The CUDA kernels draw dropout through DropoutSpec (trainer/cuda/dropout_spec.h: keep, keep2, keep4,
-// and keep8 / keep_attention for attention probabilities, the p = 0 short cut); their masks must be the CPU trainer's (model::DropoutStream) bit for bit.
+// and keep8 / keep_attention for attention probabilities, the p = 0 short cut); their masks must be the
+// CPU trainer's (model::DropoutStream) bit for bit.
 // Philox4x32-10 itself (one definition, trainer/model/dropout_rng.h) is checked against Random123's
 // known-answer vectors in tests/unit/trainer/test_cpu_ops.cpp.
 #include <doctest/doctest.h>
@@ -11,12 +12,22 @@
 
 using bert::cuda::DropoutSpec;
 
+namespace {
+
+// Trial `trial`'s spec: rate 0.5 every fifth trial, else 0.1; a random seed, rank, micro-step and stream.
+DropoutSpec random_spec(std::mt19937_64& g, int trial) {
+  const float p = trial % 5 == 0 ? 0.5f : 0.1f;
+  return DropoutSpec{p, {g(), static_cast<uint32_t>(g() % 8), static_cast<uint32_t>(g() % 1000),
+                         static_cast<uint32_t>(g() % 73)}};
+}
+
+}  // namespace
+
 TEST_CASE("CUDA dropout mask == CPU dropout mask (seed, rank, micro-step, stream, element)") {
   std::mt19937_64 g(1);
   for (int trial = 0; trial < 50; ++trial) {
-    const float p = trial % 5 == 0 ? 0.5f : 0.1f;
-    DropoutSpec d{p, {g(), static_cast<uint32_t>(g() % 8), static_cast<uint32_t>(g() % 1000),
-                      static_cast<uint32_t>(g() % 73)}};
+    const DropoutSpec d = random_spec(g, trial);
+    const float p = d.p;
     const bert::model::DropoutStream cpu{d.rng.seed, d.rng.rank, d.rng.micro_step, d.rng.stream};
     const uint64_t base = (g() % (1ull << 40)) & ~3ull;
     for (uint64_t i = base; i < base + 64; i += 4) {
@@ -52,9 +63,8 @@ TEST_CASE("keep2 (one Philox call for an even element and its neighbour) == keep
 TEST_CASE("keep8 (attention: one Philox call for 8 elements) == the CPU's attention mask") {
   std::mt19937_64 g(3);
   for (int trial = 0; trial < 50; ++trial) {
-    const float p = trial % 5 == 0 ? 0.5f : 0.1f;
-    DropoutSpec d{p, {g(), static_cast<uint32_t>(g() % 8), static_cast<uint32_t>(g() % 1000),
-                      static_cast<uint32_t>(g() % 73)}};
+    const DropoutSpec d = random_spec(g, trial);
+    const float p = d.p;
     const uint64_t q0 = g() % (1ull << 37);
     uint8_t cpu[64];
     d.rng.fill_keep_attention(8 * q0, 64, p, cpu);
