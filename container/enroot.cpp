@@ -36,7 +36,7 @@ class Enroot final : public Runtime {
     // --mount takes an fstab line with colons between the fields: SRC:DST:TYPE:OPTIONS.
     for (const Mount& m : c.mounts) {
       std::string opts = "x-create=auto,rbind";
-      if (!m.flags.empty()) opts += "," + flags_joined(m.flags, ',');
+      if (!m.flags.empty()) opts.append(",").append(flags_joined(m.flags, ','));
       w.insert(w.end(), {"--mount", m.src + ":" + mount_target(m) + ":none:" + opts});
     }
     for (const std::string& e : c.env) w.insert(w.end(), {"--env", e});

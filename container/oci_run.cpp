@@ -24,7 +24,7 @@ std::vector<std::string> OciRun::command_prefix(const ContainerSpec& c, const Ra
   if (c.gpus && rank->gpu >= 0) w.push_back(gpu_flag(rank->gpu));
   for (const Mount& m : c.mounts) {
     std::string v = m.src + ":" + mount_target(m);
-    if (!m.flags.empty()) v += ":" + flags_joined(m.flags, ',');
+    if (!m.flags.empty()) v.append(":").append(flags_joined(m.flags, ','));
     w.push_back("--volume=" + v);
   }
   if (!c.workdir.empty()) w.push_back("--workdir=" + c.workdir);

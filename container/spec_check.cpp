@@ -58,8 +58,8 @@ std::string mount_target(const Mount& m) { return m.dst.empty() ? m.src : m.dst;
 
 std::string mount_short_form(const Mount& m) {
   std::string v = m.src;
-  if (!m.dst.empty() || !m.flags.empty()) v += ":" + mount_target(m);
-  if (!m.flags.empty()) v += ":" + m.flags;
+  if (!m.dst.empty() || !m.flags.empty()) v.append(":").append(mount_target(m));
+  if (!m.flags.empty()) v.append(":").append(m.flags);
   return v;
 }
 

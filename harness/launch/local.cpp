@@ -13,7 +13,7 @@ class Local final : public Launcher {
     if (req.count != 1) cfg.fail("nodes.count", "the local launcher runs on one node, not " + std::to_string(req.count));
     if (!req.exclude.empty())
       throw UserError(Loc{"--exclude " + req.exclude.front()}, "", "the local launcher runs on this one node; there is none to exclude");
-    return {{"localhost"}, "127.0.0.1"};
+    return {{"localhost"}, "127.0.0.1", {}};
   }
   std::string placeholder_host(int) const override { return "localhost"; }
   // binding.apply launcher: numactl in front of each rank (CPUs by OS number, memory on its nodes).

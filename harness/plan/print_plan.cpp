@@ -55,7 +55,7 @@ std::string walltime_line(const ExperimentPlan& e) {
     const std::string as_read = format_walltime(parse_walltime_seconds(t));
     return as_read == t ? t : t + " (" + (as_read.find(':') == std::string::npos ? as_read + " min" : as_read) + ")";
   };
-  const std::string rule = walltime_rule({e.run_walltime, e.job_walltime, e.walltime_derived}, e.nexp);
+  const std::string rule = walltime_rule({e.run_walltime, e.job_walltime, e.walltime_derived, ""}, e.nexp);
   return fmt::format("walltime    per experiment {} (watchdog){}, job {} (sbatch --time){}\n", shown(e.run_walltime),
                      e.walltime_derived == "run" ? " = " + rule : "", shown(e.job_walltime),
                      e.walltime_derived == "job" ? " = " + rule : "");
@@ -125,7 +125,10 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   out += fmt::format("trainer     {} ({})\n", p.trainer_program, p.trainer_status);
   if (!p.rcp.empty()) out += "rcp         " + p.rcp + "\n";
   std::string seeds;
-  for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
+  for (size_t i = 0; i < p.experiment.seeds.size(); ++i) {
+    if (i) seeds += ',';
+    seeds += std::to_string(p.experiment.seeds[i]);
+  }
   out += fmt::format("experiment  NEXP {}, cache clear {}{}, output {}\n", p.experiment.nexp,
                      enum_name(p.experiment.cache_clear, kCachePolicyNames), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.output_dir);

@@ -66,7 +66,7 @@ Walltimes resolve_walltimes(const std::string& run_text, const std::string& job_
   // Slurm: 0 and UNLIMITED are no limit.
   const std::string run = parse_walltime_seconds(run_text) > 0 ? run_text : "";
   const std::string job = parse_walltime_seconds(job_text) > 0 ? job_text : "";
-  Walltimes w{run, job, ""};
+  Walltimes w{run, job, "", ""};
   const double run_s = parse_walltime_seconds(run), job_s = parse_walltime_seconds(job);
   if (run_s > 0 && job_s == 0) {
     w.job = format_walltime(kSetupMarginS + nexp * (run_s + kPerExperimentMarginS));

@@ -60,8 +60,6 @@ std::vector<std::string> probe_sets(const ProbeOptions& o, const Plan& real, dou
   return s;
 }
 
-std::string samples_text(double s) { return fmt::format("{:.0f}", s); }
-
 }  // namespace
 
 void project(const ProbeInputs& in, ProbeProjection& out) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -101,16 +102,38 @@ void remove_bf16_copy(const float* base) {
     }
 }
 
+namespace {
+
+std::string isa_name(dnnl::cpu_isa isa) {
+  switch (isa) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_mic: return "avx512_mic";
+    case dnnl::cpu_isa::avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "isa " + std::to_string(static_cast<int>(isa));
+  }
+}
+
+}  // namespace
+
 bool cpu_has_bf16_matmul(std::string* isa) {
   const dnnl::cpu_isa got = dnnl::get_effective_cpu_isa();
-  if (isa) {
-    switch (got) {
-      case dnnl::cpu_isa::avx512_core_amx: *isa = "avx512_core_amx"; break;
-      case dnnl::cpu_isa::avx512_core_bf16: *isa = "avx512_core_bf16"; break;
-      default: *isa = "no bf16 matrix instructions";
-    }
-  }
-  return got == dnnl::cpu_isa::avx512_core_amx || got == dnnl::cpu_isa::avx512_core_bf16;
+  const bool has = got == dnnl::cpu_isa::avx512_core_amx || got == dnnl::cpu_isa::avx512_core_bf16;
+  if (isa) *isa = has ? isa_name(got) : isa_name(got) + ", no bf16 matrix instructions";
+  return has;
+}
+
+std::string bf16_matmul_refused(const char* what) {
+  std::string isa;
+  cpu_has_bf16_matmul(&isa);
+  return std::string("bf16 matrix products need a CPU with avx512_bf16 or AMX-BF16 (oneDNN's instruction set "
+                     "here: ") + isa + "); oneDNN: " + what;
 }
 
 namespace {
@@ -168,8 +191,13 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, in
       po.append_sum(beta);
       attr.set_post_ops(po);
     }
-    const dnnl::matmul::primitive_desc pd(bias ? dnnl::matmul::desc(ad, bd, biasd, cd) : dnnl::matmul::desc(ad, bd, cd),
-                                          attr, engine());
+    dnnl::matmul::primitive_desc pd;
+    try {
+      pd = dnnl::matmul::primitive_desc(bias ? dnnl::matmul::desc(ad, bd, biasd, cd) : dnnl::matmul::desc(ad, bd, cd),
+                                        attr, engine());
+    } catch (const dnnl::error& e) {  // no bf16 matmul on this CPU: one line naming the feature, not an abort
+      throw std::runtime_error(bf16_matmul_refused(e.what()));
+    }
     Prim p{dnnl::matmul(pd), unbound(ad), unbound(bd), bias ? unbound(biasd) : dnnl::memory(),
            unbound(cd), unbound(pd.scratchpad_desc()), {}};
     p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_WEIGHTS, p.b}, {DNNL_ARG_DST, p.c}, {DNNL_ARG_SCRATCHPAD, p.scratch}};

@@ -16,8 +16,10 @@ void gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, Operand a, in
                float beta, Output c, int ldc, const float* bias = nullptr);
 
 // Whether this CPU has bf16 matrix instructions oneDNN uses (avx512_bf16 or AMX-BF16); `isa` gets
-// oneDNN's name of the instruction set it will use.
+// oneDNN's name of the instruction set it will use. gemm_bf16 on a CPU without them throws
+// std::runtime_error with bf16_matmul_refused's line (oneDNN's own error is a dnnl::error).
 bool cpu_has_bf16_matmul(std::string* isa = nullptr);
+std::string bf16_matmul_refused(const char* onednn_message);
 
 // fp32 → bf16 bits as bf16_round.h rounds them; OpenMP threads over large n.
 void to_bf16(const float* x, uint16_t* y, size_t n);

@@ -38,7 +38,7 @@ TEST_CASE("column_sum_add adds every row's column into out") {
 
 TEST_CASE("column_sum_bf16 of a strided bf16 matrix, the same from run to run") {
   std::mt19937_64 g(12);
-  for (const auto [rows, cols, ld] : {std::tuple{4096, 1024, 1024}, std::tuple{1000, 130, 192}, std::tuple{3, 40, 40}}) {
+  for (const auto& [rows, cols, ld] : {std::tuple{4096, 1024, 1024}, std::tuple{1000, 130, 192}, std::tuple{3, 40, 40}}) {
     CAPTURE(rows);
     CAPTURE(cols);
     const auto m = random_vec(static_cast<size_t>(rows) * ld, g);

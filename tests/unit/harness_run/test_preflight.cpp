@@ -92,7 +92,7 @@ TEST_CASE("the probe runs here and reports this machine") {
 }
 
 TEST_CASE("blocking: a node whose topology differs from the plan's, with both descriptions") {
-  PreflightChecks c{"/b/bind", "/o/preflight/expected_topology.json", "", ""};
+  PreflightChecks c{"/b/bind", "/o/preflight/expected_topology.json", "", "", {}};
   auto f = parse_probe_output("n2",
                               "online 0-1\ntopology_2 bind: this node does not match the expected topology (synthetic):\n"
                               "topology_2   packages: expected 2, this node has 1\n",
@@ -104,7 +104,7 @@ TEST_CASE("blocking: a node whose topology differs from the plan's, with both de
 }
 
 TEST_CASE("blocking: an output directory one node cannot see") {
-  PreflightChecks c{"", "", "/raid/out/preflight/shared_token", "T1"};
+  PreflightChecks c{"", "", "/raid/out/preflight/shared_token", "T1", {}};
   CHECK(parse_probe_output("n1", "shared_token T1\n", "", c).empty());
   auto f = parse_probe_output("n2", "shared_missing\n", "", c);
   REQUIRE(f.size() == 1);
@@ -126,7 +126,7 @@ TEST_CASE("the probe runs bind --compare-topology and reads the token here") {
   Plan p;
   p.launcher = "local";
   p.nodes = {node("localhost")};
-  PreflightChecks c{BERT_BIND, (dir / "expected.json").string(), (dir / "token").string(), "T7"};
+  PreflightChecks c{BERT_BIND, (dir / "expected.json").string(), (dir / "token").string(), "T7", {}};
   PreflightReport r = run_preflight(p, c);
   int blocking = 0;
   for (const auto& f : r.findings) {

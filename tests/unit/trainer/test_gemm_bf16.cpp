@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <iterator>
 #include <random>
 #include <string>
@@ -290,5 +292,29 @@ TEST_CASE("bf16 model step matches the PyTorch fixtures: loss 1e-2, logits and g
     CHECK(worst < 5e-2);
     MESSAGE(std::string(file) << ": bf16 loss " << st.loss << " vs " << f.scalar<double>("/out/loss") << ", worst gradient "
                  << worst_name << " " << worst);
+  }
+}
+
+// On a CPU without bf16 matrix instructions (AVX2 only: ctest trainer_unit_tests_avx2 makes oneDNN
+// one with ONEDNN_MAX_CPU_ISA=AVX2) a bf16 product is one error line naming the feature, not an abort.
+TEST_CASE("gemm_bf16 without bf16 matrix instructions throws one line naming the CPU feature") {
+  const char* limit = std::getenv("ONEDNN_MAX_CPU_ISA");
+  const bool limited = limit && std::string(limit) == "AVX2";
+  if (limited) REQUIRE_FALSE(cpu::cpu_has_bf16_matmul());
+  std::vector<float> a(8 * 8, 1.0f), b(8 * 8, 1.0f), c(8 * 8, 0.0f);
+  auto product = [&] { cpu::gemm_bf16(false, false, 8, 8, 8, 1.0f, a.data(), 8, b.data(), 8, 0.0f, c.data(), 8); };
+  if (cpu::cpu_has_bf16_matmul()) {
+    product();
+    CHECK(c[0] == doctest::Approx(8.0f));
+  } else {
+    std::string what;
+    try {
+      product();
+    } catch (const std::runtime_error& e) {
+      what = e.what();
+    }
+    CHECK(what.find("avx512_bf16 or AMX-BF16") != std::string::npos);
+    CHECK(what.find("oneDNN's instruction set here: avx2") != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
   }
 }
