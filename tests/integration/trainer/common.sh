@@ -13,9 +13,19 @@ new_work() {
   trap 'rm -rf "$WORK"' EXIT
 }
 
+# Whether this CPU has bf16 matrix instructions (avx512_bf16 or AMX-BF16) for oneDNN: its flags, and no
+# ONEDNN_MAX_CPU_ISA below them (the suite run as on an AVX2-only CPU holds oneDNN to AVX2).
+cpu_has_bf16() {
+  case "${ONEDNN_MAX_CPU_ISA:-ALL}" in
+    ALL|all|AVX512_CORE_BF16|avx512_core_bf16|AVX512_CORE_AMX|avx512_core_amx) ;;
+    *) return 1 ;;
+  esac
+  grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo
+}
+
 # With TRAIN_PRECISION=bf16 on a CPU without avx512_bf16/AMX-BF16: SKIPPED (77), as ctest expects.
 skip_bf16_without_cpu_support() {
-  if [ "${TRAIN_PRECISION:-fp32}" = bf16 ] && ! grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
+  if [ "${TRAIN_PRECISION:-fp32}" = bf16 ] && ! cpu_has_bf16; then
     echo "SKIPPED: run.precision bf16 needs avx512_bf16 or AMX-BF16, which this CPU lacks"
     exit 77
   fi
