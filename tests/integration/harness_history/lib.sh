@@ -3,30 +3,10 @@
 # Usage: source lib.sh HARNESS FAKE_TRAINER PYTHON SOURCE_DIR WORKDIR
 set -u
 HARNESS=$1
-FAKE=$2
-PY=$3
 SRC=$4
-WORK=$5
-rm -rf "$WORK"
-mkdir -p "$WORK"
+# The executor tests' lib: $FAKE, $PY, a fresh $WORK, fail, expect_rc, expect_grep.
+source "$(dirname "${BASH_SOURCE[0]}")/../harness_run/lib.sh" "" "$2" "$3" "$5"
 export BERT_RESULTS_DB=$WORK/results.db
-
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$WORK"/stdout "$WORK"/stderr; do
-    [ -f "$f" ] && { echo "--- $f" >&2; tail -n 30 "$f" >&2; }
-  done
-  exit 1
-}
-
-expect_rc() {
-  local want=$1 got=$2 what=$3
-  [ "$got" -eq "$want" ] || fail "$what: exit code $got, expected $want"
-}
-
-expect_grep() {  # pattern file
-  grep -q -- "$1" "$2" || fail "'$1' not found in $2"
-}
 
 # fast_system NAME OUT [FAKE ARGS...]: a system file running the stand-in trainer, NEXP 5, into OUT.
 fast_system() {

@@ -1,21 +1,14 @@
 #include <doctest/doctest.h>
 
 #include "harness/history/compare.h"
+#include "set_of_runs.h"
 
 using namespace bert::harness::history;
 
 namespace {
 
 SetRecord times(const std::vector<double>& minutes) {
-  SetRecord s;
-  int i = 0;
-  for (double m : minutes) {
-    RunRecord r;
-    r.index = ++i;
-    r.ttt_min = m;
-    s.runs.push_back(r);
-  }
-  return s;
+  return set_of_runs(minutes, [](RunRecord& r, double m) { r.ttt_min = m; });
 }
 
 const FigureComparison& figure(const Comparison& c, const std::string& key) {

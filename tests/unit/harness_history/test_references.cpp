@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "harness/history/references.h"
+#include "set_of_runs.h"
 
 using namespace bert::harness;
 using namespace bert::harness::history;
@@ -8,15 +9,8 @@ using namespace bert::harness::history;
 namespace {
 
 SetRecord set_with(std::optional<double> score, std::vector<double> throughput) {
-  SetRecord s;
+  SetRecord s = set_of_runs(throughput, [](RunRecord& r, double t) { r.samples_per_s = t; });
   s.score_min = score;
-  int i = 0;
-  for (double t : throughput) {
-    RunRecord r;
-    r.index = ++i;
-    r.samples_per_s = t;
-    s.runs.push_back(r);
-  }
   return s;
 }
 
