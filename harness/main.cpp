@@ -8,6 +8,7 @@
 #include "common/cli_parse.h"
 #include "harness/config/config.h"
 #include "harness/config/schema.h"
+#include "harness/history/history_cli.h"
 #include "harness/import/import_command.h"
 #include "harness/plan/build_plan.h"
 #include "harness/plan/host_tool.h"
@@ -30,6 +31,7 @@ struct RunArgs {
   std::string preflight = "warn";
   bool submit_command = false;
   std::vector<std::string> exclude;
+  bert::harness::history::RunRecordArgs record;  // --db, --fail-on-reference
 };
 
 // The plan of `harness run`: from the system file, or the one recorded in --resume OUTDIR; with --exclude
@@ -94,7 +96,9 @@ int run_command(const RunArgs& a) {
     ro.resume_dir = a.resume;
     ro.progress_tty = isatty(STDOUT_FILENO) != 0;
     ro.preflight = a.preflight == "fail" ? PreflightPolicy::Fail : a.preflight == "off" ? PreflightPolicy::Off : PreflightPolicy::Warn;
-    return run_experiments(plan, ro);
+    history::SetEndOutcome outcome;  // references' verdicts, report.html, the results database
+    ro.at_end = history::make_set_end_hook({a.record.db, process_environment()}, &outcome);
+    return history::run_exit_code(run_experiments(plan, ro), a.record, outcome);
   } catch (const bert::UserError& e) {
     std::cerr << e.what() << "\n";
     return 2;
@@ -144,16 +148,19 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   run->add_option("--preflight", ra.preflight, "node checks before the set (busy GPU, pinned CPUs): fail, warn or off")
       ->check(CLI::IsMember({"fail", "warn", "off"}));
+  bert::harness::history::add_run_options(*run, ra.record);
   CLI::App* schema_cmd = app.add_subcommand("schema", "print every system-YAML key (type, default, allowed values, meaning)");
   bert::harness::register_import_command(app);
   bert::harness::register_package_command(app);
   bert::harness::register_probe_command(app);
   bert::results::register_check_command(app);
-  bert::results::register_score_command(app);
+  bert::results::register_score_command(app, bert::harness::history::score_record_extension(bert::harness::process_environment()));
+  bert::harness::history::register_history_commands(app);
   if (auto rc = bert::parse_command_line(app, argc, argv)) return *rc;
   if (run->parsed()) return run_command(ra);
   if (int rc = bert::harness::run_import_if_parsed(); rc >= 0) return rc;
   if (int rc = bert::harness::run_package_if_parsed(); rc >= 0) return rc;
+  if (int rc = bert::harness::history::run_history_if_parsed(bert::harness::process_environment()); rc >= 0) return rc;
   if (int rc = bert::harness::run_probe_if_parsed({BERT_SOURCE_COMMIT, BERT_SOURCE_DIRTY != 0, BERT_SOURCE_DIR}); rc >= 0)
     return rc;
   if (schema_cmd->parsed()) {

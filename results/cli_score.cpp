@@ -7,7 +7,7 @@
 
 namespace bert::results {
 
-void register_score_command(CLI::App& app) {
+void register_score_command(CLI::App& app, const ScoreExtension& ext) {
   struct Args {
     std::string dir;
     ScoreOptions opts;
@@ -27,7 +27,8 @@ void register_score_command(CLI::App& app) {
                 "scale by <dir>/scaling.json (as the bare summarizer) instead of the RCP normalization");
   cmd->add_flag("--write-scaling-json", a->opts.write_scaling_json,
                 "replace <dir>/scaling.json from the RCP result, as the package checker does");
-  cmd->callback([a] {
+  if (ext.add_options) ext.add_options(*cmd);
+  cmd->callback([a, after = ext.after_score] {
     int rc = 0;
     try {
       a->opts.rcp = !a->no_rcp;
@@ -35,6 +36,8 @@ void register_score_command(CLI::App& app) {
       ScoreResult r = score_results_dir(a->dir, a->opts);
       std::cout << (a->json_out ? to_json(r).dump(2) + "\n" : format_table(r));
       rc = r.score_minutes && (!r.rcp.checked || r.rcp.passed) ? 0 : 1;
+      if (after)
+        if (const int x = after(a->dir, r)) rc = x;
     } catch (const UserError& e) {
       std::cerr << "harness score: " << e.what() << "\n";
       rc = 2;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "harness/config/reference_figures.h"
 #include "harness/config/settings.h"
 #include "trainer/run_config_keys.h"
 
@@ -150,8 +151,25 @@ std::vector<SchemaEntry> own_rows() {
   };
 }
 
+// references.<figure>.target / .tolerance, one pair per row of reference_figures.h.
+std::vector<SchemaEntry> reference_rows() {
+  std::vector<SchemaEntry> out;
+  for (const ReferenceFigure& f : kReferenceFigures) {
+    const std::string key = "references." + std::string(f.key);
+    out.push_back(real(key + ".target", "", 0, kInf, true, true,
+                       "acceptance reference (" + std::string(f.unit) + "): " + std::string(f.what) +
+                           "; met when " + (f.lower_is_better ? "at most target x (1 + tolerance)" : "at least target x (1 - tolerance)") +
+                           " (none when not given)"));
+    out.push_back(real(key + ".tolerance", "0.05", 0, kInf, false, true,
+                       "how far " + key + " may be " + (f.lower_is_better ? "exceeded" : "undercut") + ", a fraction of the target"));
+  }
+  return out;
+}
+
 std::vector<SchemaEntry> make_schema() {
   std::vector<SchemaEntry> rows = own_rows();
+  std::vector<SchemaEntry> references = reference_rows();
+  rows.insert(rows.end(), references.begin(), references.end());
   std::vector<SchemaEntry> trainer = trainer_rows();
   rows.insert(rows.end(), trainer.begin(), trainer.end());
   rows.push_back(map("env", "job-wide environment (NCCL_*, IX_NUM_CUDA_VISIBLE_DEVICES, ...)"));

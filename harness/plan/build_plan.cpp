@@ -9,6 +9,7 @@
 
 #include "binding/binding_json.h"
 #include "harness/config/naming.h"
+#include "harness/config/reference_figures.h"
 #include "harness/plan/closed_division.h"
 #include "harness/launch/launcher.h"
 #include "harness/plan/data_setup.h"
@@ -219,6 +220,17 @@ void read_probe(Plan& plan, double global_batch) {
                             " ranks, global batch " + fmt::format("{:g}", p.global_batch) + "), not this plan: probe again");
 }
 
+// references.<figure>: the ones given, in the table's order; a tolerance alone refers to nothing.
+void set_references(Plan& plan, const Config& cfg) {
+  for (const ReferenceFigure& f : kReferenceFigures) {
+    const std::string key = "references." + std::string(f.key);
+    if (cfg.given(key + ".target"))
+      plan.references.push_back({std::string(f.key), cfg.real(key + ".target"), cfg.real(key + ".tolerance")});
+    else if (cfg.given(key + ".tolerance"))
+      cfg.fail(key + ".tolerance", "a tolerance without a target: give " + key + ".target too");
+  }
+}
+
 }  // namespace
 
 Plan build_plan(const Config& cfg, const BuildOptions& opts) {
@@ -258,6 +270,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   set_experiment(plan, cfg, opts);
   plan.submit.argv = launcher.submit_command(ctx.job, plan.experiment.job_walltime, plan.system_file);
   plan.target_accuracy = cfg.real("benchmark.target_accuracy");
+  set_references(plan, cfg);
   const double gbs = planned_global_batch(cfg, plan.world_size);
   read_probe(plan, gbs);
   if (plan.experiment.division == "closed") {

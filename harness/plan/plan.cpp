@@ -111,6 +111,12 @@ constexpr auto kSourceFields = std::make_tuple(
     field("commit", &SourceInfo::commit), field("dirty", &SourceInfo::dirty), field("dir", &SourceInfo::dir));
 BERT_JSON_FIELDS(json, SourceInfo, kSourceFields)
 
+// references.<figure> as given
+constexpr auto kReferenceFields = std::make_tuple(
+    field("figure", &ReferenceTarget::figure), field("target", &ReferenceTarget::target),
+    field("tolerance", &ReferenceTarget::tolerance));
+BERT_JSON_FIELDS(json, ReferenceTarget, kReferenceFields)
+
 // the last probe's projection (its own JSON form)
 void to_json(json& j, const ProbeProjection& p) { j = p.to_json(); }
 void from_json(const json& j, ProbeProjection& p) { p = ProbeProjection::from_json(j); }
@@ -135,7 +141,8 @@ constexpr auto kPlanFields = std::make_tuple(
     field("system_json", &Plan::system_json), field("warnings", &Plan::warnings),
     optional_field("source", &Plan::source), optional_field("probe", &Plan::probe),  // optional: older plans (--resume)
     optional_field("probe_file", &Plan::probe_file), optional_field("excluded", &Plan::excluded),
-    optional_field("sets", &Plan::sets), field("nodes", &Plan::nodes));
+    optional_field("sets", &Plan::sets), optional_field("references", &Plan::references),  // optional: older plans
+    field("nodes", &Plan::nodes));
 
 json Plan::to_json() const { return fields_to_json<json>(*this, kPlanFields); }
 Plan Plan::from_json(const json& j) { return fields_from_json<Plan>(j, kPlanFields); }

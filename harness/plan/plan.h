@@ -88,6 +88,13 @@ struct TrainerPlan {
   std::string log_file;                    // log_source file: relative to output_dir, {i} = experiment index
 };
 
+// One acceptance reference of the system (references.<figure>: harness/config/reference_figures.h).
+struct ReferenceTarget {
+  std::string figure;                      // time_to_train_min | samples_per_s | energy_j
+  double target = 0;
+  double tolerance = 0.05;                 // a fraction of the target
+};
+
 // The source tree the harness was built from (cmake/source_commit.cmake): what `harness package` snapshots.
 struct SourceInfo {
   std::string commit;                      // "" = not built from a git checkout
@@ -146,6 +153,7 @@ struct Plan {
   std::string probe_file;                  // where it was read ("" = none)
   std::vector<std::string> excluded;       // nodes the set goes on without (harness run --exclude)
   std::vector<std::string> sets;           // the --set lines it was made with (--resume --exclude re-makes it)
+  std::vector<ReferenceTarget> references; // the system's references: given, in reference_figures.h's order
 
   json to_json() const;
   static Plan from_json(const json& j);    // throws nlohmann::json::exception for a missing or mistyped field

@@ -124,6 +124,8 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   }
   out += fmt::format("trainer     {} ({})\n", p.trainer_program, p.trainer_status);
   if (!p.rcp.empty()) out += "rcp         " + p.rcp + "\n";
+  for (const ReferenceTarget& r : p.references)  // only the given ones: a system without references prints none
+    out += fmt::format("reference   {} {:g} (tolerance {:g}%)\n", r.figure, r.target, r.tolerance * 100);
   std::string seeds;
   for (size_t i = 0; i < p.experiment.seeds.size(); ++i) {
     if (i) seeds += ',';

@@ -650,6 +650,9 @@ int SetRunner::finish() {
     in.plots.note = ex.what();
   }
   save();
+  SetEndNotes notes;
+  if (opts_.at_end) notes = opts_.at_end(SetEnd{plan_, tree_, state_, in.score});
+  in.extra_md = notes.summary_md;
   try {
     write_file_atomic(tree_.summary_md(), render_summary(in));
   } catch (const std::exception& ex) {
@@ -681,6 +684,7 @@ int SetRunner::finish() {
     s << "no score: " << (in.score_error.empty() ? "no result files" : in.score_error);
   }
   display_.print(s.str());
+  for (const std::string& line : notes.console) display_.print(line);
   for (const std::string& line : node_report(state_.nodes, tree_.root)) display_.print("nodes: " + line);
   display_.print("summary: " + tree_.summary_md());
   if (state_.interrupted) {

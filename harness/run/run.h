@@ -15,19 +15,40 @@
 //   the preflight probe runs through plan.per_node with the launcher's tag flags.
 // - plan.setup: run once per `harness run` invocation, before the preflight, each to completion.
 #pragma once
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/plan/plan.h"
+#include "harness/run/output_tree.h"
+#include "harness/run/set_state.h"
+#include "results/score.h"
 
 namespace bert::harness {
 
 enum class PreflightPolicy { Fail, Warn, Off };
+
+// What the end of a set (run or --resume) hands to an observer, after state.json and the score and
+// before summary.md (harness/history: the references' verdicts, report.html, the results database).
+struct SetEnd {
+  const Plan& plan;
+  const OutputTree& tree;
+  const SetState& state;
+  const std::optional<results::ScoreResult>& score;
+};
+struct SetEndNotes {
+  std::string summary_md;            // markdown appended to summary.md
+  std::vector<std::string> console;  // lines printed after the score line
+};
+using SetEndHook = std::function<SetEndNotes(const SetEnd&)>;
 
 struct RunOptions {
   std::string resume_dir;     // --resume OUTDIR: continue a set, skipping finished experiments
   bool progress_tty = false;  // live progress line when stdout is a terminal
   PreflightPolicy preflight = PreflightPolicy::Warn;  // findings (busy GPU, pinned CPUs ...) fail or warn
   double term_grace_s = 10;   // after SIGTERM to the ranks, SIGKILL follows this much later
+  SetEndHook at_end;          // called once when the set ends (not when it stops before the first experiment)
 };
 
 // Returns the process exit code: 0 set completed (scored or not), 1 experiments failed, 2 user error

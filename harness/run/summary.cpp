@@ -121,6 +121,7 @@ std::string render_summary(const SummaryInput& in) {
     md << "No score: " << (in.score_error.empty() ? "no result files" : in.score_error) << "\n";
   }
 
+  md << in.extra_md;
   md << "\n## Plots\n\n";
   if (in.plots.images.empty()) md << in.plots.note << "\n";
   for (const auto& img : in.plots.images)

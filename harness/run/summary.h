@@ -21,6 +21,7 @@ struct SummaryInput {
   std::string score_error;                   // why there is no score
   PlotResult plots;
   std::vector<std::string> preflight;        // findings and notes, one line each
+  std::string extra_md;                      // sections of an observer of the set's end (RunOptions::at_end)
 };
 
 std::string render_summary(const SummaryInput& in);

@@ -26,6 +26,7 @@ declare -A allowed=(
   [harness/run]="common harness/config harness/launch harness/plan binding container results"
   [harness/import]="common harness/config harness/launch harness/plan harness/run"
   [harness/submit]="common harness/config harness/launch harness/plan harness/run results trainer"
+  [harness/history]="common harness/config harness/plan harness/run results binding"
 )
 # The training loop's own headers and the files that may include them.
 loop_headers='trainer/train_loop.h|trainer/step_agreement.h|trainer/stop_signal.h'
