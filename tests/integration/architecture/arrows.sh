@@ -14,6 +14,7 @@ declare -A allowed=(
   [binding]="common"
   [slurm]="common"
   [container]="common"
+  [power]="common"
   [trainer]="common results trainer/model trainer/data trainer/cpu trainer/optim trainer/comm trainer/cuda"
   [trainer/model]="common" [trainer/data]="common" [trainer/comm]="common"
   [trainer/cpu]="common trainer/model trainer/data" [trainer/optim]="common trainer/model trainer/cpu"
@@ -22,8 +23,8 @@ declare -A allowed=(
   [dataset]="common trainer/data"
   [harness/config]="common trainer"
   [harness/launch]="common harness/config binding container slurm"
-  [harness/plan]="common harness/config harness/launch binding container slurm trainer results"
-  [harness/run]="common harness/config harness/launch harness/plan binding container results"
+  [harness/plan]="common harness/config harness/launch binding container slurm trainer results power"
+  [harness/run]="common harness/config harness/launch harness/plan binding container results power"
   [harness/import]="common harness/config harness/launch harness/plan harness/run"
   [harness/submit]="common harness/config harness/launch harness/plan harness/run results trainer"
 )
