@@ -20,8 +20,8 @@ struct SummaryInput {
   std::optional<results::ScoreResult> score;
   std::string score_error;                   // why there is no score
   PlotResult plots;
-  PlotResult power_plots;                    // power over time per node (Plan::power)
   std::vector<std::string> preflight;        // findings and notes, one line each
+  PlotResult power_plots;                    // power over time per node (Plan::power)
 };
 
 std::string render_summary(const SummaryInput& in);
