@@ -103,6 +103,10 @@ void add_power(Plan& plan, const Config& cfg, const Launcher& launcher, const st
   p.monitor.env = plan.per_node.env;
   // A short run trains on after run_stop until the window holds the readings MLPerf asks for (and two more).
   p.window_s = (p.min_readings + 2) * p.interval_s;
+  if (plan.trainer_run.kind == TrainerKind::External)
+    plan.warnings.push_back(fmt::format("power with an external trainer: a run shorter than {:g} s has fewer than {} readings unless "
+                                        "the implementation trains on after run_stop itself (NVIDIA's "
+                                        "MLPERF_POWER_TRAIN_AFTER_RUN_STOP=1)", p.window_s, p.min_readings));
   p.switches = static_cast<int>(cfg.integer("power.interconnect.switches"));
   p.switch_watts = cfg.real("power.interconnect.rated_watts") * cfg.real("power.interconnect.share");
   if (p.switches > 0 && !cfg.given("power.interconnect.rated_watts"))

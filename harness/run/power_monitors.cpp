@@ -47,8 +47,6 @@ void drain(int out_fd, int err_fd, int log_fd) {
   }
 }
 
-std::thread g_drain;  // one set's monitors at a time
-
 bool is_key(const results::LogRecord& r, const char* key) { return r.key_str() && *r.key_str() == key; }
 
 // The first run_start and run_stop of a result file (either may be missing).
@@ -106,6 +104,7 @@ std::string PowerMonitors::before_set(const Say& say) {
   }
   if (p.clock_lock.argv.empty()) return "";
   say("power: locking the GPU clocks: " + p.clock_lock.shell());
+  log_("clock lock", p.clock_lock);
   const Captured c = run_capture({p.clock_lock.argv, p.clock_lock.env}, 120);
   if (!c.ok()) return "power.gpu_clock_mhz: `" + p.clock_lock.shell() + "` failed (" + c.describe() + "): " + c.output;
   return "";
@@ -114,6 +113,7 @@ std::string PowerMonitors::before_set(const Say& say) {
 void PowerMonitors::after_set(const Say& say) {
   const PowerPlan& p = plan_.power;
   if (p.clock_reset.argv.empty()) return;
+  log_("clock reset", p.clock_reset);
   const Captured c = run_capture({p.clock_reset.argv, p.clock_reset.env}, 120);
   say(c.ok() ? "power: GPU clocks reset" : "power: ERROR: the GPU clocks were not reset (`" + p.clock_reset.shell() + "`: " + c.describe() + ")");
 }
@@ -126,6 +126,7 @@ void PowerMonitors::start(int i, const Say& say) {
   fs::create_directories(dir, ec);
   ChildSpec spec{plan_.power.monitor.argv, plan_.power.monitor.env};
   spec.argv.insert(spec.argv.end(), {"--out-dir", dir, "--stop-file", dir + "/stop"});
+  log_("power", Command{spec.argv, plan_.power.monitor.env, "", ""});
   log_fd_ = ::open(monitor_log(i).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   try {
     child_ = spawn_child(spec);
@@ -135,7 +136,7 @@ void PowerMonitors::start(int i, const Say& say) {
     return;
   }
   running_ = true;
-  g_drain = std::thread(drain, child_.out_fd, child_.err_fd, log_fd_);
+  drain_ = std::thread(drain, child_.out_fd, child_.err_fd, log_fd_);
   // The window must open before the run does: wait for every node's first line.
   const auto t0 = Clock::now();
   for (;;) {
@@ -167,7 +168,7 @@ void PowerMonitors::stop_running(const Say& say) {
       while (!reap_child(child_)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
-  if (g_drain.joinable()) g_drain.join();
+  if (drain_.joinable()) drain_.join();
   if (log_fd_ >= 0) ::close(log_fd_), log_fd_ = -1;
   running_ = false;
 }

@@ -8,6 +8,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/plan/plan.h"
@@ -17,10 +18,12 @@
 namespace bert::harness {
 
 using Say = std::function<void(const std::string&)>;
+// commands.log: what ran ("power", "clock lock", ...) and the command.
+using CommandLog = std::function<void(const std::string&, const Command&)>;
 
 class PowerMonitors {
  public:
-  PowerMonitors(const Plan& plan, const OutputTree& tree) : plan_(plan), tree_(tree) {}
+  PowerMonitors(const Plan& plan, const OutputTree& tree, CommandLog log) : plan_(plan), tree_(tree), log_(std::move(log)) {}
   ~PowerMonitors();
   bool enabled() const { return !plan_.power.source.empty(); }
 
@@ -44,7 +47,9 @@ class PowerMonitors {
   void stop_running(const Say& say);
   const Plan& plan_;
   const OutputTree& tree_;
+  CommandLog log_;
   Child child_;
+  std::thread drain_;  // the monitors' output into their log file
   bool running_ = false;
   int log_fd_ = -1;
 };

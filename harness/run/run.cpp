@@ -119,7 +119,8 @@ class SetRunner {
  public:
   SetRunner(const Plan& plan, const RunOptions& opts)
       : plan_(plan), launcher_(find_launcher(plan.launcher)), opts_(opts),
-        display_(stdout, opts.progress_tty, plan.experiment.nexp, plan.target_accuracy), power_(plan, tree_) {}
+        display_(stdout, opts.progress_tty, plan.experiment.nexp, plan.target_accuracy),
+        power_(plan, tree_, [this](const std::string& what, const Command& c) { log_command(what, c); }) {}
 
   int run();
 
