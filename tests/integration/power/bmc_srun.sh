@@ -13,9 +13,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/slurm/require-cluster.sh
 source "$here/../slurm/require-cluster.sh"
 [ "$(sinfo -h -N -o %N | sort -u | wc -l)" -ge 2 ] || { echo "SKIPPED: needs 2 nodes"; exit 77; }
-command -v ipmi_sim > /dev/null && command -v ipmitool > /dev/null || { echo "SKIPPED: openipmi/ipmitool not installed (scripts/setup --test)"; exit 77; }
+if ! command -v ipmi_sim > /dev/null || ! command -v ipmitool > /dev/null; then
+  echo "SKIPPED: openipmi/ipmitool not installed (scripts/setup --test)"
+  exit 77
+fi
 scratch_work power-bmc
 pids=()
+declare -A sim  # node -> its ipmi_sim's pid
 trap 'for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; show_tails 25 "$work"/*.out "$work"/sim*.log; exit 1; }
 secret=s3cret-$RANDOM$RANDOM
@@ -54,7 +58,7 @@ mc_enable 0x20
 EMU
   ipmi_sim -c "$d/lan.conf" -f "$d/node.emu" -n -s "$d/state" > "$work/sim$1.log" 2>&1 &
   pids+=($!)
-  eval "sim_$1=$!"
+  sim[$1]=$!
 }
 base=$((20000 + RANDOM % 20000))
 start_ipmi_sim node1 "$base" 50
@@ -78,12 +82,12 @@ binding: {cpu: none, mem: none, unit: numa}
 nodes: {count: 2, ranks_per_node: 1}
 trainer:
   kind: external
-  argv: [$fake, --config, $work/$name/run.yaml, --step-ms, "700"]
+  argv: [$fake, --config, $work/$name/run.yaml, --step-ms, "1600"]
 benchmark:
   data: {train_dir: $work/data, eval_dir: $work/data}
 experiment: {nexp: $nexp, division: open, output_dir: $work/$name, cache_clear: off, seed_policy: "sequence:20"}
 power:
-  interval: 0.1
+  interval: 0.25
   credentials_file: $work/bmc.yaml
 YAML
     printf '  %s\n' "$@"
@@ -98,12 +102,12 @@ cat > "$work/ipmi.sh" <<EOS
 h=\$!
 for _ in \$(seq 600); do ls "$work"/ipmi/logs/*_02.power/node_1.txt > /dev/null 2>&1 && break; sleep 0.1; done
 sleep 2
-kill -STOP $sim_node2
+kill -STOP ${sim[node2]}
 wait \$h
 echo "harness exit \$?" > "$work/ipmi.rc"
 EOS
 timeout 400 salloc -N2 -w "node[1-2]" --exclusive bash "$work/ipmi.sh" > "$work/salloc-ipmi.out" 2>&1
-kill -CONT "$sim_node2"
+kill -CONT "${sim[node2]}"
 grep -q "^harness exit 0$" "$work/ipmi.rc" || fail "the ipmi set: $(cat "$work/ipmi.rc" 2>/dev/null) (training must go on)"
 bench=$work/ipmi/results/EMULATED_POWER/bert
 grep -q -- "srun --overlap --nodes=2 --ntasks=2 --ntasks-per-node=1" "$work/ipmi/plan.json" || fail "the monitors are not one srun --overlap task a node"
