@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Power through the whole executor, local launcher (the fake trainer, ~4 s a run): a set whose monitors
-# read a command every 0.05 s writes the official layout (results/<system>/bert/power/result_<i>/
+# Power through the whole executor, local launcher (the fake trainer, ~7 s a run): a set whose monitors
+# read a command every 0.1 s writes the official layout (results/<system>/bert/power/result_<i>/
 # node_0.txt with >= 60 readings over the timed run), `harness score --json` gives energy_j equal to the
 # official result summarizer's (and to 123.5 W x the counted run's time to train), `harness check` finds
 # no power flaw, summary.md has the energy and a power plot. Then a set whose reader stops answering in
@@ -22,14 +22,14 @@ binding: {cpu: none, mem: none, unit: numa}
 nodes: {count: 1, ranks_per_node: 1}
 trainer:
   kind: external
-  argv: [$fake, --config, $work/$1/run.yaml, --step-ms, "${4:-300}"]
+  argv: [$fake, --config, $work/$1/run.yaml, --step-ms, "${4:-600}"]
 benchmark:
   data: {train_dir: $work/data, eval_dir: $work/data}
 experiment: {nexp: $2, division: open, output_dir: $work/$1, cache_clear: off, seed_policy: "sequence:10"}
 power:
   source: command
   command: "$3"
-  interval: 0.05
+  interval: 0.1
 YAML
 }
 
