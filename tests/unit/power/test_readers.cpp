@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 
 #include "../temp_dir.h"
 #include "power/credentials.h"
@@ -74,4 +75,33 @@ TEST_CASE("credentials: a file only its owner reads, or the environment; never t
   CHECK(load_credentials("").password == "p");
   ::unsetenv(kUsernameEnv);
   ::unsetenv(kPasswordEnv);
+}
+
+TEST_CASE("ipmi over lanplus: DCMI's answer read, the password only in ipmitool's environment") {
+  TempDir t;
+  // a stand-in ipmitool that records its argv and IPMI_PASSWORD and answers as a DCMI BMC does
+  const std::string tool = t.write("ipmitool", "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/argv\"\n"
+                                               "echo \"$IPMI_PASSWORD\" > \"$(dirname \"$0\")/password\"\n"
+                                               "printf '\\n    Instantaneous power reading:                   512 Watts\\n"
+                                               "    Minimum during sampling period:                 20 Watts\\n'\n");
+  ::chmod(tool.c_str(), 0755);
+  const std::string cred = t.write("bmc.yaml", "username: admin\npassword: hunter2\n");
+  ::chmod(cred.c_str(), 0600);
+  MonitorConfig c;
+  c.source = Source::Ipmi;
+  c.ipmitool = tool;
+  c.ipmi_cipher_suite = 3;
+  c.credentials_file = cred;
+  c.hosts = {"n1"};
+  c.bmcs = {"10.1.2.3:6230"};
+  const Reading r = make_reader(c, 0)->read();
+  REQUIRE(r.watts);
+  CHECK(*r.watts == 512);
+  std::ifstream argv(t.file("argv")), password(t.file("password"));
+  std::string a, p;
+  std::getline(argv, a);
+  std::getline(password, p);
+  CHECK(a == "-I lanplus -H 10.1.2.3 -p 6230 -U admin -E -N 1 -R 1 -C 3 dcmi power reading");
+  CHECK(a.find("hunter2") == std::string::npos);
+  CHECK(p == "hunter2");
 }
