@@ -1,6 +1,6 @@
-# `cmake --install build [--prefix P]`: bin/ (harness, bind, trainer, bert-data; trainer-cuda in the
+# `cmake --install build [--prefix P]`: bin/ (harness, bind, trainer, bert-data, power-monitor; trainer-cuda in the
 # cuda component) and share/bert-harness/ (systems, compliance rules, run.sub, container recipe).
-# The harness finds bind/trainer/bert-data next to itself and has its rules compiled in, so an installed
+# The harness finds bind/trainer/bert-data/power-monitor next to itself and has its rules compiled in, so an installed
 # tree needs nothing from the build or source tree. `cpack --config build/CPackConfig.cmake` makes two
 # .deb files: bert-harness (everything CPU; Depends computed by dpkg-shlibdeps from the binaries, so
 # only runtime libraries) and bert-harness-cuda (trainer-cuda; needs NVIDIA's CUDA 13 runtime, cuBLASLt
@@ -8,14 +8,14 @@
 include(GNUInstallDirs)
 set(BERT_SHARE ${CMAKE_INSTALL_DATADIR}/bert-harness)
 
-install(TARGETS harness bind trainer bert-data RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
+install(TARGETS harness bind trainer bert-data power-monitor RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
 if(TARGET trainer-cuda)
   install(TARGETS trainer-cuda RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cuda)
 endif()
 
 # `cmake --build build --target product`: the binaries above and nothing else (no tests, no benches);
 # what scripts/setup builds so that a fresh machine reaches a scored main job soon.
-add_custom_target(product DEPENDS harness bind trainer bert-data $<$<TARGET_EXISTS:trainer-cuda>:trainer-cuda>)
+add_custom_target(product DEPENDS harness bind trainer bert-data power-monitor $<$<TARGET_EXISTS:trainer-cuda>:trainer-cuda>)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/systems/ DESTINATION ${BERT_SHARE}/systems COMPONENT tools
         PATTERN "*.py" EXCLUDE)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/results/rules/ DESTINATION ${BERT_SHARE}/rules COMPONENT tools)

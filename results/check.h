@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/user_error.h"
+#include "results/power.h"
 #include "results/pyjson.h"
 
 namespace bert::results {
@@ -53,10 +54,12 @@ std::string format_report(const LogVerdict& v);
 json to_json(const LogVerdict& v);
 
 // Every result_*.txt in `dir` (in run order: result_2 before result_10; no recursion). Throws UserError if none.
+// With a power/ folder, its logs' checks too (results/power.h).
 struct DirVerdict {
   std::string dir;
   std::vector<LogVerdict> logs;
-  bool all_passed() const;
+  std::vector<PowerFinding> power;  // empty without a power/ folder
+  bool all_passed() const;          // every log passed and no power finding is an error
 };
 DirVerdict check_results_dir(const std::filesystem::path& dir, const CheckOptions& opts);
 

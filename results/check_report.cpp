@@ -55,7 +55,8 @@ json to_json(const LogVerdict& v) {
 }
 
 bool DirVerdict::all_passed() const {
-  return std::all_of(logs.begin(), logs.end(), [](const LogVerdict& l) { return l.passed; });
+  return std::all_of(logs.begin(), logs.end(), [](const LogVerdict& l) { return l.passed; }) &&
+         std::none_of(power.begin(), power.end(), [](const PowerFinding& f) { return f.error; });
 }
 
 }  // namespace bert::results

@@ -46,14 +46,24 @@ int run_check(const CheckArgs& a) {
       if (a.json_out) arr.push_back(to_json(l));
       else std::cout << format_report(l);
     }
+    size_t power_errors = 0;
+    json power = json::array();
+    for (const PowerFinding& f : d.power) {
+      power_errors += f.error ? 1 : 0;
+      if (!a.json_out) std::cout << format_finding(f) << "\n";
+      power.push_back({{"where", f.where}, {"check", f.check}, {"message", f.text}, {"error", f.error}});
+    }
     if (a.json_out) {
       json j = json::object();
       j["dir"] = d.dir;
       j["passed"] = d.all_passed();
       j["logs"] = arr;
+      j["power"] = power;
       std::cout << j.dump(2) << "\n";
     } else {
       std::cout << passed << " of " << d.logs.size() << " logs pass (ruleset " << a.ruleset << ")\n";
+      if (has_power_dir(a.path))
+        std::cout << "power logs: " << (power_errors ? std::to_string(power_errors) + " error(s)" : std::string("no error")) << "\n";
     }
     return d.all_passed() ? 0 : 1;
   }

@@ -93,7 +93,9 @@ bool to_record(std::string_view line, size_t lineno, LogRecord& rec, std::string
 
 ParsedLog parse_log(std::string_view bytes) {
   ParsedLog out;
+  size_t file_line = 0;
   for_each_line(bytes, [&](std::string_view raw) {
+    ++file_line;
     if (!out.fatal.empty()) return;
     std::string_view line = mllog_payload_line(raw);
     if (line.empty()) return;
@@ -101,6 +103,7 @@ ParsedLog parse_log(std::string_view bytes) {
     LogRecord rec;
     std::string soft, fatal;
     if (to_record(line, lineno, rec, soft, fatal)) {
+      rec.file_line = file_line;
       out.records.push_back(std::move(rec));
     } else if (!fatal.empty()) {
       out.fatal = "line " + std::to_string(lineno) + ": " + fatal;

@@ -17,6 +17,7 @@ struct LogRecord {
   json key;              // usually a string; rules only match string keys
   json value;            // {"value": ..., "metadata": ...}, what rules see as `v`
   size_t lineno = 0;     // 0-based index among MLLOG lines
+  size_t file_line = 0;  // 1-based line of the file (for messages that name file:line)
   const std::string* key_str() const { return key.is_string() ? &key.get_ref<const std::string&>() : nullptr; }
 };
 

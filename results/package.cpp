@@ -6,6 +6,7 @@
 
 #include "results/check.h"
 #include "results/log_parser.h"
+#include "results/power.h"
 #include "results/pyvalue.h"
 #include "results/result_files.h"
 #include "results/score.h"
@@ -181,16 +182,27 @@ void check_benchmark_dir(const fs::path& org, const fs::path& bdir, const std::s
                          ", but some do not conform to naming convention");
 
   CheckOptions co{opts.ruleset, opts.werror, true};
-  std::vector<std::string> failing;  // "<file>: its first failure": the official wording names no file
+  // result name -> "<file>: its first failure": the official wording names no file
+  std::map<std::string, std::string> failing;
   for (const auto& f : files) {
     LogVerdict lv = check_log_file(f, co);
     if (lv.passed) continue;
     std::string why = !lv.checker_error.empty() ? lv.checker_error : !lv.failures.empty() ? lv.failures.front().text
                       : !lv.parse_errors.empty() ? "parse error: " + lv.parse_errors.front() : "failed";
-    failing.push_back((bdir / f.filename()).string() + ": " + why.substr(0, why.find('\n')));
+    failing[f.stem().string()] = (bdir / f.filename()).string() + ": " + why.substr(0, why.find('\n'));
+  }
+  // The official power check joins the same set of failing results (package_checker's error_set).
+  if (has_power_dir(bdir)) {
+    const OfficialPowerVerdict pv = official_power_check(bdir / "power", files);
+    for (const std::string& w : pv.warnings) v.warnings.push_back(w);
+    for (const std::string& name : pv.failing)
+      if (!failing.contains(name)) failing[name] = (bdir / "power" / name).string() + ": its power logs fail the power check";
+    for (const PowerFinding& f : check_power_dir(bdir, files, {system_node_count(bdir)}))
+      if (f.check != "package_checker")
+        v.warnings.push_back("power (not checked by the official package checker): " + f.where + ": " + f.text);
   }
   std::string which;
-  for (const std::string& f : failing) which += (which.empty() ? " (" : "; ") + f;
+  for (const auto& [name, f] : failing) which += (which.empty() ? " (" : "; ") + f;
   if (!which.empty()) which += ")";
   if (failing.size() == 1) v.warnings.push_back("1 file does not comply, accepting this under olympic scoring" + which);
   else if (failing.size() > 1)

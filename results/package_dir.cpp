@@ -10,6 +10,7 @@ DirVerdict check_results_dir(const std::filesystem::path& dir, const CheckOption
   const auto files = result_files(dir);
   if (files.empty()) throw UserError(dir.string() + ": no result_*.txt files");
   for (const auto& f : files) d.logs.push_back(check_log_file(f, opts));
+  if (has_power_dir(dir)) d.power = check_power_dir(dir, files, {system_node_count(dir)});
   return d;
 }
 

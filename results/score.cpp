@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "results/log_parser.h"
+#include "results/power.h"
 #include "results/pyvalue.h"
 #include "results/rcp.h"
 #include "results/result_files.h"
@@ -125,9 +126,40 @@ void set_time_to_train(const ParsedLog& log, RunScore& run) {
                               *start, *stop);
   } else {
     run.valid = true;
+    run.run_start_ms = start;
+    run.run_stop_ms = stop;
     run.ttt_ms = *stop - *start;
     run.minutes = *run.ttt_ms / 60 / 1000;
   }
+}
+
+// The summarizer's energy: each valid run's, then the olympic mean over the runs the time's mean
+// counted (_index_olympic_average: summed in time-to-train order), times the scaling factor.
+void score_energy(const std::filesystem::path& dir, const std::vector<std::filesystem::path>& files, ScoreResult& r) {
+  r.has_power = has_power_dir(dir);
+  if (!r.has_power) return;
+  std::vector<size_t> counted;
+  for (size_t i = 0; i < r.runs.size(); ++i) {
+    RunScore& run = r.runs[i];
+    if (!run.valid) continue;
+    const RunEnergy e = run_energy(dir, power_result_name(files[i]), {*run.run_start_ms, *run.run_stop_ms});
+    run.energy_j = e.joules;
+    run.energy_flaw = e.flaw;
+    if (!e.joules) r.energy_notices.push_back("POWER: " + run.file + " has no energy: " + e.flaw);
+    if (run.olympic == Olympic::Counted) counted.push_back(i);
+  }
+  if (counted.empty()) return;
+  std::stable_sort(counted.begin(), counted.end(), [&](size_t a, size_t b) { return *r.runs[a].minutes < *r.runs[b].minutes; });
+  double sum = 0;
+  for (size_t i : counted) {
+    if (!r.runs[i].energy_j) {
+      r.energy_notices.push_back("POWER: no energy olympic mean: " + r.runs[i].file + ", a counted run, has no energy");
+      return;
+    }
+    sum += *r.runs[i].energy_j;
+  }
+  r.energy_olympic_j = sum * 1.0 / static_cast<double>(counted.size());
+  r.energy_j = *r.energy_olympic_j * r.scaling_factor;
 }
 
 }  // namespace
@@ -261,6 +293,7 @@ ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptio
   }
   if (opts.write_scaling_json && r.rcp.checked) write_scaling_json(dir, r.rcp);
   if (r.olympic_minutes) r.score_minutes = *r.olympic_minutes * r.scaling_factor;
+  score_energy(dir, files, r);
   return r;
 }
 

@@ -42,6 +42,9 @@ struct RunScore {
                                               // successful run_stop, or 1e9 when not converged
   bool converged = false;           // RCP reader's view: run_stop with status "success"
   Olympic olympic = Olympic::NoMean;
+  std::optional<double> run_start_ms, run_stop_ms;  // the timed run (valid runs only)
+  std::optional<double> energy_j;   // energy to train (a power/ folder; valid runs with a sound power log)
+  std::string energy_flaw;          // why a valid run has no energy: "<file>:<line>: <flaw>"
 };
 
 struct RcpVerdict {
@@ -78,6 +81,10 @@ struct ScoreResult {
   std::optional<double> score_minutes;    // olympic_minutes * scaling_factor
   RcpVerdict rcp;
   std::vector<std::string> notices; // NOTICE / CRITICAL ERROR lines as the summarizer prints them
+  bool has_power = false;           // <dir>/power exists: energy is scored
+  std::optional<double> energy_olympic_j;  // olympic mean of the counted runs' energy (the runs of the time's mean)
+  std::optional<double> energy_j;   // energy_olympic_j * scaling_factor: the official <benchmark>:Energy
+  std::vector<std::string> energy_notices;  // one line per run without energy, naming the file and the flaw
 };
 
 // Throws UserError when `dir` has no result_*.txt or cannot be read.

@@ -34,6 +34,11 @@ std::string format_table(const ScoreResult& r) {
                        status_text(run));
   }
   for (const auto& n : r.notices) out += n + "\n";
+  if (r.has_power) {
+    for (size_t i = 0; i < r.runs.size(); ++i)
+      if (r.runs[i].energy_j) out += fmt::format("energy run {} ({}): {:.1f} J\n", i, r.runs[i].file, *r.runs[i].energy_j);
+    for (const auto& n : r.energy_notices) out += n + "\n";
+  }
   out += "olympic mean: " + (r.olympic_minutes ? fmt::format("{:.4f} min", *r.olympic_minutes) : "none") + "\n";
   if (r.rcp.checked) {
     out += fmt::format("RCP: {} ({}; global batch size {})", r.rcp.passed ? "PASS" : "FAIL", r.rcp.message,
@@ -48,6 +53,10 @@ std::string format_table(const ScoreResult& r) {
   }
   out += fmt::format("scaling factor: {}\n", pyjson::float_repr(r.scaling_factor));
   out += "score: " + (r.score_minutes ? fmt::format("{:.4f} min", *r.score_minutes) : "none (no valid score)") + "\n";
+  if (r.has_power)
+    out += "energy: " + (r.energy_j ? fmt::format("{:.1f} J (olympic mean {:.1f} J x scaling {})", *r.energy_j,
+                                                  *r.energy_olympic_j, pyjson::float_repr(r.scaling_factor))
+                                    : std::string("none")) + "\n";
   return out;
 }
 
@@ -68,6 +77,10 @@ json to_json(const ScoreResult& r) {
     o["minutes"] = opt(run.minutes);
     o["samples_to_converge"] = opt(run.samples_to_converge);
     o["converged"] = run.converged;
+    if (r.has_power) {
+      o["energy_j"] = opt(run.energy_j);
+      o["energy_flaw"] = run.energy_flaw.empty() ? json(nullptr) : json(run.energy_flaw);
+    }
     runs.push_back(o);
   }
   j["runs"] = runs;
@@ -89,6 +102,10 @@ json to_json(const ScoreResult& r) {
   j["scaling_factor"] = r.scaling_factor;
   j["score_minutes"] = opt(r.score_minutes);
   j["notices"] = r.notices;
+  j["power"] = r.has_power;
+  j["energy_j"] = opt(r.energy_j);
+  j["energy_olympic_j"] = opt(r.energy_olympic_j);
+  j["energy_notices"] = r.energy_notices;
   return j;
 }
 

@@ -57,6 +57,7 @@ struct RunConfig {
   Backend backend;
   int threads;                       // CPU threads per rank (0 = from affinity)
   std::string rendezvous_dir;        // local launches: file rendezvous for the CPU collective
+  double power_window_s;             // MLPerf power: train on after run_stop until this long after run_start
   // MLPerf submission keys
   std::string submission_org;
   std::string submission_division;

@@ -84,6 +84,9 @@ std::vector<RunConfigKey> make_keys() {
                       "trainer backend (auto: cuda when the node has GPUs)")),
       integer("run.threads", "0", 0, 4096, &R::threads, "benchmark.threads", "CPU threads per rank (0 = from the binding)"),
       str("run.rendezvous_dir", "", &R::rendezvous_dir, "", "file rendezvous of ranks started without a launcher (local)"),
+      real("run.power_window_s", "0", {0, 86400}, &R::power_window_s, "",
+           "MLPerf power: after run_stop keep training on the same code path, logging nothing, until this many seconds "
+           "after run_start (a short run's window of at least 60 readings; the harness sets it from power.interval); 0 = stop at run_stop"),
       str("submission.submission_org", "SUBMISSION_ORG_PLACEHOLDER", &R::submission_org, "", "MLPerf submission_org"),
       str("submission.submission_division", "closed", &R::submission_division, "", "MLPerf submission_division"),
       str("submission.submission_status", "onprem", &R::submission_status, "", "MLPerf submission_status"),

@@ -98,12 +98,13 @@ std::string eta_text(double seconds) {
   return buf;
 }
 
-// One optimizer step and the ranks' agreement on it; false when the data ran dry first.
+// One optimizer step and the ranks' agreement on it (`stop`: this rank asks the others to stop after
+// it); false when the data ran dry first.
 bool train_step(TrainBackend& backend, dist::Collective& coll, int64_t step, const NextBatch& next,
-                StepAgreement& agreed) {
+                StepAgreement& agreed, bool stop = false) {
   StepReport local;
   if (!backend.step(step, next, local)) return false;
-  agreed = agree_on_step(coll, local, stop_requested());
+  agreed = agree_on_step(coll, local, stop_requested() || stop);
   backend.finish_step(step, agreed.all_finite);
   return true;
 }
@@ -292,6 +293,28 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
     std::fprintf(stderr, "[trainer] run_stop %s: %s after %lld steps, %lld samples, %.1f s, last eval accuracy %s\n",
                  status.c_str(), reason.c_str(), static_cast<long long>(step), static_cast<long long>(samples), secs,
                  last_acc < 0 ? "-" : std::to_string(last_acc).c_str());
+  // MLPerf power: a run shorter than its power window trains on through the same steps and data path
+  // until the window is complete, logging nothing (the result is already written above). The step index
+  // stays inside the schedule; each rank's clock may end it, the step's stop flag ends it on all.
+  if (cfg.power_window_s > 0 && exit_code == 0 && !stop_requested() && seconds_since(run_t0) < cfg.power_window_s) {
+    std::unique_ptr<data::Loader> again;
+    const NextBatch more = [&](data::Batch& b) {
+      if (!again && loader.next(b)) return true;
+      for (int pass = 0; pass < 2; ++pass) {  // another pass over the shards
+        if (again && again->next(b)) return true;
+        again = std::make_unique<data::Loader>(lo);
+      }
+      return false;
+    };
+    int64_t extra = 0;
+    for (StepAgreement out; !out.stop; ++extra)
+      if (!train_step(*backend, *coll, std::min<int64_t>(step, cfg.max_steps - 1), more, out,
+                      seconds_since(run_t0) >= cfg.power_window_s))
+        break;
+    if (proc.rank == 0)
+      std::fprintf(stderr, "[trainer] power window: %lld more steps after run_stop, %.1f s after run_start\n",
+                   static_cast<long long>(extra), seconds_since(run_t0));
+  }
   return exit_code;
 }
 

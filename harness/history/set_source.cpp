@@ -33,28 +33,22 @@ std::string absolute(const std::string& p) {
   return ec ? fs::absolute(p).string() : a.string();
 }
 
-std::optional<double> json_number(const ojson& j, const char* key) {
-  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<double>();
-  return std::nullopt;
-}
-
 std::string json_text(const nlohmann::ordered_json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
-// The score's parts a record keeps; energy where harness score's JSON gives it (energy_j, set and runs).
+// The score's parts a record keeps, energy included (results/score.h: the official summarizer's, where
+// the set has power logs).
 void add_score(SetRecord& s, const results::ScoreResult& score) {
   s.score_min = score.score_minutes;
   if (!s.score_min) s.mean_min = short_set_mean_minutes(score);
   s.rcp_checked = score.rcp.checked;
   s.rcp_passed = score.rcp.passed;
   s.rcp_message = score.rcp.message;
-  const ojson j = results::to_json(score);
-  s.energy_j = json_number(j, "energy_j");
-  const ojson runs = j.value("runs", ojson::array());
+  s.energy_j = score.energy_j;
   for (RunRecord& r : s.runs)
-    for (size_t i = 0; i < runs.size() && i < score.runs.size(); ++i)
-      if (score.runs[i].file == r.result_file) r.energy_j = json_number(runs[i], "energy_j");
+    for (const results::RunScore& run : score.runs)
+      if (run.file == r.result_file) r.energy_j = run.energy_j;
 }
 
 void add_run_log(RunRecord& r, const fs::path& results_dir) {

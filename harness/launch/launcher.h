@@ -114,6 +114,13 @@ class Launcher {
   // The command that asks every rank of a running step to stop, when SIGTERM to the launched process
   // would not reach them; empty = SIGTERM to the launched process groups is enough.
   virtual std::vector<std::string> stop_command(const Env& env) const = 0;
+  // A program on every node beside the running training step (the power monitor): the argv prefix from
+  // the per-node one (srun --overlap, mpirun one task a node; [] = here, once), the variables in
+  // `forward` passed on by name (never their values on the command line).
+  virtual std::vector<std::string> beside_step_prefix(const std::vector<std::string>& per_node,
+                                                      const std::vector<std::string>& forward) const = 0;
+  // The variable that gives such a task its node's index in the plan's node order ("" = one node: 0).
+  virtual std::string node_index_variable() const = 0;
   // Which rank failed and how, from the step's log (the launcher's own messages) and the launched
   // process that failed first: its index and its wait status in words ("exit status 3").
   virtual RankFailure read_failure(const std::string& log_text, int process, const std::string& process_status) const = 0;

@@ -31,6 +31,11 @@ class Local final : public Launcher {
   RankTagStyle tag_style() const override { return RankTagStyle::BySource; }
   std::vector<std::string> per_node_tag_flags() const override { return {}; }
   std::vector<std::string> stop_command(const Env&) const override { return {}; }
+  // One node: the program runs here, as node 0, with this process's environment.
+  std::vector<std::string> beside_step_prefix(const std::vector<std::string>&, const std::vector<std::string>&) const override {
+    return {};
+  }
+  std::string node_index_variable() const override { return ""; }
   // Each rank is its own process: the one that failed is the rank.
   RankFailure read_failure(const std::string&, int process, const std::string& process_status) const override {
     return {process, process_status};

@@ -137,6 +137,15 @@ class Mpirun final : public Launcher {
   std::vector<std::string> per_node_tag_flags() const override { return {"--tag-output"}; }
   std::vector<std::string> stop_command(const Env&) const override { return {}; }
 
+  // A second mpirun of one task a node beside the training one; -x NAME forwards a value by name.
+  std::vector<std::string> beside_step_prefix(const std::vector<std::string>& per_node,
+                                              const std::vector<std::string>& forward) const override {
+    std::vector<std::string> a = per_node;
+    for (const std::string& name : forward) a.insert(a.end(), {"-x", name});
+    return a;
+  }
+  std::string node_index_variable() const override { return "OMPI_COMM_WORLD_RANK"; }
+
   // "Process name: [[51234,1],3]" then "Exit code: 7" (or "Signal: ...").
   RankFailure read_failure(const std::string& log_text, int, const std::string& process_status) const override {
     static const std::regex proc(R"(Process name:\s*\[\[\d+,\d+\],(\d+)\])");

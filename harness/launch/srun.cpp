@@ -108,6 +108,15 @@ class Srun final : public Launcher {
     return {"scancel", "--signal=TERM", it->second};
   }
 
+  // A step that shares the nodes with the training step (--overlap), exporting the whole environment.
+  std::vector<std::string> beside_step_prefix(const std::vector<std::string>& per_node,
+                                              const std::vector<std::string>&) const override {
+    std::vector<std::string> a = per_node;
+    if (!a.empty()) a.insert(a.begin() + 1, "--overlap");
+    return a;
+  }
+  std::string node_index_variable() const override { return "SLURM_NODEID"; }
+
   // "srun: error: dgx-03: task 5: Exited with exit code 2" (or "tasks 2-3: Killed").
   RankFailure read_failure(const std::string& log_text, int, const std::string& process_status) const override {
     static const std::regex task(R"(srun: error: [^:]*: tasks? (\d+)(?:-\d+)?: (.*)$)");

@@ -1,4 +1,5 @@
 #include "harness/plan/build_plan.h"
+#include "harness/plan/power_plan.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -301,9 +302,11 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
     for (const Command& c : plan.setup) made = made || (!c.creates.empty() && path.rfind(c.creates, 0) == 0);
     if (!path.empty() && !made) plan.data_paths[key] = path;
   }
-  const TrainerInputs inputs = trainer_inputs(plan, cfg, layout, ctx.data);
+  TrainerInputs inputs = trainer_inputs(plan, cfg, layout, ctx.data);
   ctx.trainer = inputs.backend == trainer::Backend::Cuda ? "trainer-cuda" : "trainer";  // trainer/CMakeLists.txt: two binaries
   add_commands(plan, cfg, ctx);
+  add_power(plan, cfg, launcher, opts.bin_dir, !ctx.job.hosts.names.empty(), layout.gpus);
+  inputs.power_window_s = plan.power.window_s;
 
   plan.trainer_config = make_trainer_config(cfg, plan, inputs);
   if (plan.trainer_run.kind == TrainerKind::External) {

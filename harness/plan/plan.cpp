@@ -121,6 +121,17 @@ BERT_JSON_FIELDS(json, ReferenceTarget, kReferenceFields)
 void to_json(json& j, const ProbeProjection& p) { j = p.to_json(); }
 void from_json(const json& j, ProbeProjection& p) { p = ProbeProjection::from_json(j); }
 
+constexpr auto kPowerFields = std::make_tuple(
+    field("source", &PowerPlan::source), field("interval_s", &PowerPlan::interval_s),
+    field("measurement_type", &PowerPlan::measurement_type), field("conversion_eff", &PowerPlan::conversion_eff),
+    field("conversion_eff_given", &PowerPlan::conversion_eff_given), field("node_level", &PowerPlan::node_level),
+    field("monitor_config", &PowerPlan::monitor_config), field("monitor_config_file", &PowerPlan::monitor_config_file),
+    field("monitor", &PowerPlan::monitor), field("min_readings", &PowerPlan::min_readings),
+    field("window_s", &PowerPlan::window_s), field("switches", &PowerPlan::switches),
+    field("switch_watts", &PowerPlan::switch_watts), field("gpu_clock_mhz", &PowerPlan::gpu_clock_mhz),
+    field("clock_lock", &PowerPlan::clock_lock), field("clock_reset", &PowerPlan::clock_reset));
+BERT_JSON_FIELDS(json, PowerPlan, kPowerFields)
+
 // the Plan, in plan.json's key order
 constexpr auto kPlanFields = std::make_tuple(
     field("system_file", &Plan::system_file), field("config_name", &Plan::config_name),
@@ -142,6 +153,7 @@ constexpr auto kPlanFields = std::make_tuple(
     optional_field("source", &Plan::source), optional_field("probe", &Plan::probe),  // optional: older plans (--resume)
     optional_field("probe_file", &Plan::probe_file), optional_field("excluded", &Plan::excluded),
     optional_field("sets", &Plan::sets), optional_field("references", &Plan::references),  // optional: older plans
+    optional_field("power", &Plan::power),
     field("nodes", &Plan::nodes));
 
 json Plan::to_json() const { return fields_to_json<json>(*this, kPlanFields); }

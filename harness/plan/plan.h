@@ -102,6 +102,28 @@ struct SourceInfo {
   std::string dir;                         // the checkout it was built from
 };
 
+// power: (power/README.md): a monitor on every node for every run, the trainer's power window, the
+// interconnect's estimate, the GPU clock lock. source "" = no power measurement.
+struct PowerPlan {
+  std::string source;                      // ipmi | redfish | command | nvml; "" = off
+  double interval_s = 1;                   // between readings
+  std::string measurement_type = "AC";     // AC | DC
+  double conversion_eff = 1;               // what conversion_eff says
+  bool conversion_eff_given = false;       // false: the schema's 1.0, no documented PSU efficiency
+  bool node_level = true;                  // false: nvml, the GPUs' sum only
+  json monitor_config;                     // power-monitor's config (power/monitor_config.h); never a secret
+  std::string monitor_config_file;         // where the executor writes it
+  Command monitor;                         // on every node beside the step (the launcher's beside_step_prefix +
+                                           // power-monitor --config F); the executor adds --out-dir, --stop-file
+  int min_readings = 60;                   // MLPerf: at least this many readings a run
+  double window_s = 0;                     // the trainer's run.power_window_s (seconds after run_start)
+  int switches = 0;                        // interconnect: one sw_<k>.txt each
+  double switch_watts = 0;                 // each one's estimate: rated watts x share
+  int gpu_clock_mhz = 0;                   // 0 = clocks left alone
+  Command clock_lock;                      // per node, before the first experiment (nvidia-smi -lgc)
+  Command clock_reset;                     // per node, after the last (nvidia-smi -rgc)
+};
+
 struct Plan {
   std::string system_file;                 // systems/X.yaml as given
   std::string config_name;                 // MLPerf config name, e.g. DGXA100_1x8x56x1
@@ -154,6 +176,7 @@ struct Plan {
   std::vector<std::string> excluded;       // nodes the set goes on without (harness run --exclude)
   std::vector<std::string> sets;           // the --set lines it was made with (--resume --exclude re-makes it)
   std::vector<ReferenceTarget> references; // the system's references: given, in reference_figures.h's order
+  PowerPlan power;                         // power measurement (source "" = none)
 
   json to_json() const;
   static Plan from_json(const json& j);    // throws nlohmann::json::exception for a missing or mistyped field

@@ -1,4 +1,5 @@
 #include "harness/plan/print_plan.h"
+#include "harness/plan/power_plan.h"
 
 #include <fmt/format.h>
 
@@ -135,6 +136,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      enum_name(p.experiment.cache_clear, kCachePolicyNames), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.output_dir);
   out += walltime_line(p.experiment);
+  out += power_dry_run_lines(p);
   if (p.probe) out += probe_lines(*p.probe, p.probe_file);
   if (p.experiment.seed_policy == "random" && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start
     out += fmt::format("seeds       random: drawn when the set starts, recorded in {}/state.json, reused by --resume\n",
@@ -164,6 +166,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
     out += "  setup:        " + c.shell() + (c.creates.empty() ? "" : "    # only when " + c.creates + " is missing") + "\n";
   out += "  cache clear:  " + (p.cache_clear.argv.empty() ? std::string("(off)") : p.cache_clear.shell()) + "\n";
   out += "  launch:       " + p.launch.shell() + "\n";
+  out += power_command_lines(p);
   // A runtime that binds each rank: its per-rank words (the launcher's are printed with the trainer).
   const container::Runtime* rt = p.container.runtime.empty() ? nullptr : container::find_runtime(p.container.runtime);
   for (const NodePlan& n : p.nodes)

@@ -14,6 +14,7 @@ struct TrainerInputs {
   trainer::Backend backend = trainer::Backend::Cpu;  // auto resolved
   trainer::Precision precision = trainer::Precision::fp32;  // auto resolved (trainer/precision.h)
   bool clip_after_allreduce = false;             // always on the cuda backend
+  double power_window_s = 0;                     // power measured: train on after run_stop (harness/plan/power_plan.cpp)
 };
 
 json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInputs& in);

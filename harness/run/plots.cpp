@@ -97,6 +97,14 @@ std::string time_script(const std::vector<RunTime>& times, const std::vector<Oly
 
 }  // namespace
 
+std::string run_gnuplot(const std::string& dir, const std::string& script) {
+  Captured c = run_capture({{"sh", "-c", "cd \"$1\" && exec gnuplot \"$2\"", "sh", dir, script}, {}}, 60);
+  if (c.ok()) return "";
+  bool missing = c.started && WIFEXITED(c.wait_status) && WEXITSTATUS(c.wait_status) == 127;
+  return missing ? "gnuplot not found: plots not rendered (data and " + script + " are in " + dir + ")"
+                 : "gnuplot failed: " + c.describe();
+}
+
 PlotResult render_plots(const std::string& dir, const std::vector<RunCurve>& curves, const std::vector<RunTime>& times,
                         int dropped, std::optional<double> olympic_minutes, double target) {
   PlotResult res;
@@ -124,13 +132,8 @@ PlotResult render_plots(const std::string& dir, const std::vector<RunCurve>& cur
     if (have_times) gp += time_script(times, roles, dropped, olympic_minutes, term, ext);
   }
   write_file_atomic(dir + "/plots.gp", gp);
-  Captured c = run_capture({{"sh", "-c", "cd \"$1\" && exec gnuplot plots.gp", "sh", dir}, {}}, 60);
-  if (!c.ok()) {
-    bool missing = c.started && WIFEXITED(c.wait_status) && WEXITSTATUS(c.wait_status) == 127;
-    res.note = missing ? "gnuplot not found: plots not rendered (data and plots.gp are in " + dir + ")"
-                       : "gnuplot failed: " + c.describe();
-    return res;
-  }
+  res.note = run_gnuplot(dir, "plots.gp");
+  if (!res.note.empty()) return res;
   for (std::string ext : {"svg", "png"}) {
     res.images.push_back("accuracy." + ext);
     if (have_times) res.images.push_back("time_to_train." + ext);

@@ -29,6 +29,9 @@ struct PlotResult {
 // the failed ones (no time; a failed run takes the slowest place).
 std::vector<results::Olympic> olympic_roles(const std::vector<RunTime>& times, int dropped);
 
+// Runs gnuplot on `script` inside `dir`; "" when it rendered, else why not (gnuplot missing, its error).
+std::string run_gnuplot(const std::string& dir, const std::string& script);
+
 // Writes the data files and plots.gp into plots_dir and runs gnuplot on it. Every eval point lies
 // inside the accuracy plot's frame with the target line; the time-to-train plot marks what the
 // olympic mean counted and dropped, or, when the set has no olympic mean, says so and shows the

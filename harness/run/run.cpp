@@ -25,6 +25,8 @@
 #include "harness/run/output_router.h"
 #include "harness/run/output_tree.h"
 #include "harness/run/plots.h"
+#include "harness/run/power_monitors.h"
+#include "harness/run/power_plots.h"
 #include "harness/run/failure_report.h"
 #include "harness/run/preflight.h"
 #include "harness/run/progress.h"
@@ -117,7 +119,8 @@ class SetRunner {
  public:
   SetRunner(const Plan& plan, const RunOptions& opts)
       : plan_(plan), launcher_(find_launcher(plan.launcher)), opts_(opts),
-        display_(stdout, opts.progress_tty, plan.experiment.nexp, plan.target_accuracy) {}
+        display_(stdout, opts.progress_tty, plan.experiment.nexp, plan.target_accuracy),
+        power_(plan, tree_, [this](const std::string& what, const Command& c) { log_command(what, c); }) {}
 
   int run();
 
@@ -147,6 +150,7 @@ class SetRunner {
   OutputTree tree_;
   SetState state_;
   ProgressDisplay display_;
+  PowerMonitors power_;
   std::vector<std::string> preflight_lines_;
   std::string log_file_error_;  // trainer.log.file did not name exactly one file the run wrote
   double walltime_s_ = 0;
@@ -205,7 +209,10 @@ int SetRunner::run() {
   const bool preflight_ok = setup_ok && preflight();
   state_.timings.preflight_s = seconds_now() - t_preflight;
   save();
-  if (!setup_ok || !preflight_ok) {
+  const auto say = [this](const std::string& l) { display_.print(l); };
+  const std::string power_error = setup_ok && preflight_ok ? power_.before_set(say) : "";
+  if (!power_error.empty()) std::cerr << "harness run: " << power_error << "\n";
+  if (!setup_ok || !preflight_ok || !power_error.empty()) {
     if (!signals_.received()) return 2;
     display_.print(std::string("interrupted by ") + strsignal(signals_.received()) + " before the first experiment");
     return 128 + signals_.received();
@@ -233,6 +240,7 @@ int SetRunner::run() {
     last_failure = failure;
     last_index = e.index;
   }
+  power_.after_set(say);
   return finish();
 }
 
@@ -453,6 +461,7 @@ void SetRunner::run_experiment(ExperimentRecord& e) {
   const FileStamps log_files_before = log_from_file ? match_run_log(tree_.root, plan_.trainer_run.log_file, i) : FileStamps{};
   log_file_error_.clear();
   e.launched = true;
+  power_.start(i, [this](const std::string& l) { display_.print(l); });
   StepResult step = run_step(procs, router, so, &signals_);
   e.timings.first_line_s = first_line;
   if (log_from_file) append_log_file(i, log_fd, log_files_before);
@@ -551,6 +560,7 @@ void SetRunner::finish_experiment(ExperimentRecord& e, const StepResult& step, c
       e.message += (e.message.empty() ? "" : "; ") + std::string(ex.what());
     }
   }
+  e.power_errors = power_.finish(e.index, [this](const std::string& l) { display_.print(l); });
   save();
   status_line(e);
 }
@@ -649,6 +659,7 @@ int SetRunner::finish() {
   } catch (const std::exception& ex) {
     in.plots.note = ex.what();
   }
+  if (power_.enabled()) in.power_plots = render_power_plots(tree_.plots_dir(), tree_.results_dir() + "/power", state_.nexp, plan_.num_nodes);
   save();
   SetEndNotes notes;
   if (opts_.at_end) notes = opts_.at_end(SetEnd{plan_, tree_, state_, in.score});

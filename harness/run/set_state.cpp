@@ -51,6 +51,7 @@ constexpr auto kExperimentFields = std::make_tuple(
     optional_field("compliant", &ExperimentRecord::compliant),
     optional_field("compliance_failure", &ExperimentRecord::compliance_failure),
     optional_field("ttt_minutes", &ExperimentRecord::ttt_minutes),
+    optional_field("power_errors", &ExperimentRecord::power_errors),
     optional_field("samples", &ExperimentRecord::samples),
     optional_field("cache_cleared", &ExperimentRecord::cache_cleared),
     optional_field("wall_seconds", &ExperimentRecord::wall_seconds),

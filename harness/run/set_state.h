@@ -50,6 +50,7 @@ struct ExperimentRecord {
   ExperimentTimings timings;
   double wall_seconds = 0;
   bool launched = false;
+  std::vector<std::string> power_errors;  // its power monitors' failures (power_monitors.h): its energy is suspect
 };
 
 struct SetState {

@@ -61,6 +61,31 @@ std::string olympic_cell(const results::RunScore* r) {
   return s;
 }
 
+std::string fmt_joules(double j) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f J (%.4f kWh)", j, j / 3.6e6);
+  return buf;
+}
+
+// Energy to train per run (the official summarizer's), its olympic mean, and every power problem.
+void energy_section(const SummaryInput& in, std::ostringstream& md) {
+  const PowerPlan& p = in.plan->power;
+  md << "\n## Energy\n\n- measured: " << p.source << " every " << p.interval_s << " s on every node, " << p.measurement_type
+     << " readings, conversion_eff " << p.conversion_eff << (p.conversion_eff_given ? "" : " (default, not a documented PSU efficiency)")
+     << (p.node_level ? "" : "; the GPUs only, not node-level: not an MLPerf power result") << "\n";
+  if (!in.score || !in.score->has_power) {
+    md << "- no power logs were scored\n";
+    return;
+  }
+  const auto& s = *in.score;
+  md << "- energy (olympic mean x scaling): " << (s.energy_j ? fmt_joules(*s.energy_j) : std::string("none")) << "\n";
+  for (const auto& r : s.runs)
+    if (r.energy_j) md << "- " << r.file << ": " << fmt_joules(*r.energy_j) << "\n";
+  for (const auto& n : s.energy_notices) md << "- " << cell(n) << "\n";
+  for (const auto& e : in.state->experiments)
+    for (const std::string& err : e.power_errors) md << "- experiment " << e.index << ": power error: " << cell(err) << "\n";
+}
+
 }  // namespace
 
 std::string render_summary(const SummaryInput& in) {
@@ -121,13 +146,17 @@ std::string render_summary(const SummaryInput& in) {
     md << "No score: " << (in.score_error.empty() ? "no result files" : in.score_error) << "\n";
   }
 
+  if (!in.plan->power.source.empty()) energy_section(in, md);
+
   md << in.extra_md;
   md << "\n## Plots\n\n";
-  if (in.plots.images.empty()) md << in.plots.note << "\n";
-  for (const auto& img : in.plots.images)
-    if (img.size() > 4 && img.substr(img.size() - 4) == ".svg") md << "![" << img << "](plots/" << img << ")\n\n";
-  for (const auto& img : in.plots.images)
-    if (img.size() > 4 && img.substr(img.size() - 4) == ".png") md << "- PNG: `plots/" << img << "`\n";
+  for (const PlotResult* plots : {&in.plots, &in.power_plots}) {
+    if (plots->images.empty() && !plots->note.empty()) md << plots->note << "\n";
+    for (const auto& img : plots->images)
+      if (img.size() > 4 && img.substr(img.size() - 4) == ".svg") md << "![" << img << "](plots/" << img << ")\n\n";
+    for (const auto& img : plots->images)
+      if (img.size() > 4 && img.substr(img.size() - 4) == ".png") md << "- PNG: `plots/" << img << "`\n";
+  }
 
   md << "\n## Result files (sha256)\n\n";
   bool any = false;

@@ -22,6 +22,7 @@ struct SummaryInput {
   PlotResult plots;
   std::vector<std::string> preflight;        // findings and notes, one line each
   std::string extra_md;                      // sections of an observer of the set's end (RunOptions::at_end)
+  PlotResult power_plots;                    // power over time per node (Plan::power)
 };
 
 std::string render_summary(const SummaryInput& in);

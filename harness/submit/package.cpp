@@ -146,6 +146,12 @@ PackageResult make_package(const PackageOptions& o) {
       const fs::path to = bdir / ("result_" + std::to_string(n++) + ".txt");
       fs::copy_file(f, to, ec);
       if (ec) throw UserError(f.string() + ": cannot copy to " + to.string() + ": " + ec.message());
+      // Its power logs (power/result_<i>/node_<k>.txt, sw_<k>.txt) under the run's new name.
+      if (const fs::path power = f.parent_path() / "power" / f.stem(); fs::is_directory(power, ec)) {
+        fs::create_directories(bdir / "power", ec);
+        fs::copy(power, bdir / "power" / to.stem(), fs::copy_options::recursive, ec);
+        if (ec) throw UserError(power.string() + ": cannot copy to " + (bdir / "power" / to.stem()).string() + ": " + ec.message());
+      }
     }
     r.notes.push_back(s.dir + ": " + std::to_string(s.results.size()) + " result(s)");
   }

@@ -67,4 +67,31 @@ expect_grep "nowhere/plan.json: cannot read" stderr
 "$HARNESS" package setA --org Example -o pkg > stdout 2> stderr
 expect_rc 2 $? "an existing package"
 expect_grep "pkg/Example: already exists" stderr
+# power: sets with a monitor (a command every 0.02 s, 60+ readings a run) carry their power folders into the
+# package; the official package checker accepts it and its result summarizer's bert:Energy is ours
+for set in P:7 Q:3; do
+  fake_system "$WORK/${set%:*}.yaml" "$WORK/set${set%:*}" "${set#*:}"
+  sed -i 's/--step-ms, "5"/--step-ms, "150"/' "$WORK/${set%:*}.yaml"
+  printf 'power: {source: command, command: "echo 250", interval: 0.02, conversion_eff: 0.95}\n' >> "$WORK/${set%:*}.yaml"
+  "$HARNESS" run "$WORK/${set%:*}.yaml" > stdout 2> stderr
+  expect_rc 0 $? "power set ${set%:*}"
+done
+"$HARNESS" package setP setQ --org Example -o pkgp --impl fake-1.0 --implementation impl > stdout 2> stderr
+expect_rc 0 $? "harness package of the power sets"
+org=pkgp/Example
+for i in $(seq 0 9); do [ -s "$org/results/TESTSYS/bert/power/result_$i/node_0.txt" ] || fail "no power/result_$i/node_0.txt"; done
+cmp -s "$org/results/TESTSYS/bert/power/result_7/node_0.txt" setQ/results/TESTSYS/bert/power/result_0/node_0.txt || fail "set Q's first power log is not result_7's"
+"$PY" -m mlperf_logging.package_checker "$org" training 5.0.0 --log_output official-power.log > official.out 2>&1
+grep -q "PACKAGE CHECKER FOUND NO ERRORS, SUCCESS" official-power.log || fail "official package_checker on the power package: $(grep -E 'ERROR|WARNING' official-power.log)"
+"$HARNESS" score --json "$org/results/TESTSYS/bert" > score-power.json
+"$PY" - "$org" score-power.json <<'PY' || fail "bert:Energy"
+import contextlib, io, json, sys
+from mlperf_logging.result_summarizer import result_summarizer
+org, ours = sys.argv[1], json.load(open(sys.argv[2]))
+with contextlib.redirect_stdout(io.StringIO()):
+    _, _, _, energy, _ = result_summarizer._compute_strong_score_standalone(
+        "bert", "TESTSYS", True, org + "/results/TESTSYS/bert", "training", "5.0.0", return_full_scores=True)
+assert energy is not None and abs(ours["energy_j"] - energy) <= 1e-9 * energy, (ours["energy_j"], energy)
+print(f"bert:Energy {energy} J, ours {ours['energy_j']} J")
+PY
 echo PASS

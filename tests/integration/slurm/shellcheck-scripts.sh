@@ -8,7 +8,7 @@ scripts=()
 while IFS= read -r -d '' f; do
   if head -n1 "$f" | grep -Eq '^#!(/usr/bin/env |/bin/|/usr/bin/)(ba)?sh'; then scripts+=("$f"); fi
 done < <(find "$repo/slurm" "$repo/container" "$repo/scripts" "$repo/.ci" "$repo/tests/integration/slurm" \
-              "$repo/tests/integration/mpirun" "$repo/tests/integration/container" \
+              "$repo/tests/integration/mpirun" "$repo/tests/integration/container" "$repo/tests/integration/power" \
               -type f ! -name '*.txt' ! -name '*.cpp' ! -name '*.h' ! -name '*.py' -print0 2>/dev/null)
 ((${#scripts[@]} > 0)) || { echo "FAIL: found no scripts under $repo"; exit 1; }
 printf 'checking %s\n' "${scripts[@]#"$repo"/}"
