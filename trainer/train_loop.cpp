@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "results/mllog.h"
-#include "trainer/data/checkpoint_h5.h"
+#include "formats/checkpoint_h5.h"
 #include "trainer/data/loader.h"
 #include "trainer/comm/comm.h"
 #include "trainer/eval_cadence.h"
