@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/user_error.h"
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 
 namespace bert::results {
 

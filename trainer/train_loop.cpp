@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "results/mllog.h"
 #include "formats/checkpoint_h5.h"
+#include "results/mllog/mllog.h"
 #include "trainer/data/loader.h"
 #include "trainer/comm/comm.h"
 #include "trainer/eval_cadence.h"

@@ -6,7 +6,7 @@
 
 #include "harness/run/capture.h"
 #include "harness/run/preflight.h"
-#include "results/mllog.h"
+#include "results/mllog/mllog.h"
 
 namespace bert::harness {
 namespace {
