@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "harness/run/capture.h"
+#include "process/capture.h"
 #include "harness/run/preflight.h"
 #include "results/mllog/mllog.h"
 

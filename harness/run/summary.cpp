@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "harness/run/sha256.h"
+#include "process/sha256.h"
 
 namespace bert::harness {
 

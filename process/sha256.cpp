@@ -1,4 +1,4 @@
-#include "harness/run/sha256.h"
+#include "process/sha256.h"
 
 #include <cstring>
 #include <fstream>
