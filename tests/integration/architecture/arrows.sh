@@ -10,22 +10,26 @@ cd "$1"
 # folder -> the folders its code may include (itself always)
 declare -A allowed=(
   [common]=""
-  [results]="common"
+  [formats]="common"
+  # the MLPerf log writer (bert_mllog) apart from the checker and scoring of results/
+  [results/mllog]="common"
+  [results]="common results/mllog"
   [binding]="common"
   [slurm]="common"
   [container]="common"
-  [trainer]="common results trainer/model trainer/data trainer/cpu trainer/optim trainer/comm trainer/cuda"
-  [trainer/model]="common" [trainer/data]="common" [trainer/comm]="common"
+  [process]="common"
+  [trainer]="common formats results/mllog trainer/model trainer/data trainer/cpu trainer/optim trainer/comm trainer/cuda"
+  [trainer/model]="common" [trainer/data]="common formats" [trainer/comm]="common"
   [trainer/cpu]="common trainer/model trainer/data" [trainer/optim]="common trainer/model trainer/cpu"
   # the kernels and the CUDA model; cuda_backend.cpp implements trainer/train_backend.h
-  [trainer/cuda]="common trainer trainer/model trainer/data trainer/optim trainer/comm"
-  [dataset]="common trainer/data"
+  [trainer/cuda]="common formats trainer trainer/model trainer/data trainer/optim trainer/comm"
+  [dataset]="common formats trainer/data"
   [harness/config]="common trainer"
   [harness/launch]="common harness/config binding container slurm"
   [harness/plan]="common harness/config harness/launch binding container slurm trainer results"
-  [harness/run]="common harness/config harness/launch harness/plan binding container results"
-  [harness/import]="common harness/config harness/launch harness/plan harness/run"
-  [harness/submit]="common harness/config harness/launch harness/plan harness/run results trainer"
+  [harness/run]="common harness/config harness/launch harness/plan binding container process results results/mllog"
+  [harness/import]="common harness/config harness/launch harness/plan harness/run process"
+  [harness/submit]="common harness/config harness/launch harness/plan harness/run process results trainer"
 )
 # The training loop's own headers and the files that may include them.
 loop_headers='trainer/train_loop.h|trainer/step_agreement.h|trainer/stop_signal.h'
