@@ -14,22 +14,6 @@ namespace fs = std::filesystem;
 using h5::fail;
 using h5::Handle;
 
-const char* format_name(Format f) {
-  switch (f) {
-    case Format::fixed: return "fixed";
-    case Format::varlength: return "varlength";
-    case Format::packed: return "packed";
-  }
-  return "?";
-}
-
-Format parse_format(const std::string& name) {
-  if (name == "fixed") return Format::fixed;
-  if (name == "varlength") return Format::varlength;
-  if (name == "packed") return Format::packed;
-  throw DataError(fmt::format("unknown data format '{}' (expected fixed, varlength or packed)", name));
-}
-
 namespace {
 Format detect_open(hid_t f, const std::string& path) {
   if (h5::has_dataset(f, "packed_input_len")) return Format::packed;

@@ -17,15 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "formats/sequences.h"
 #include "formats/data_error.h"
+#include "formats/sequences.h"
+#include "formats/shard_format.h"
 
 namespace bert::data {
-
-enum class Format { fixed, varlength, packed };
-
-const char* format_name(Format f);
-Format parse_format(const std::string& name);  // throws DataError on an unknown name
 
 struct Limits {
   int vocab_size = 30522;

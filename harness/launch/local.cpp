@@ -7,13 +7,13 @@ namespace {
 
 class Local final : public Launcher {
  public:
-  const char* name() const override { return "local"; }
+  LauncherType type() const override { return LauncherType::Local; }
 
   Hosts find_hosts(const Config& cfg, const Env&, const NodeRequest& req) const override {
     if (req.count != 1) cfg.fail("nodes.count", "the local launcher runs on one node, not " + std::to_string(req.count));
     if (!req.exclude.empty())
       throw UserError(Loc{"--exclude " + req.exclude.front()}, "", "the local launcher runs on this one node; there is none to exclude");
-    return {{"localhost"}, "127.0.0.1"};
+    return {{"localhost"}, "127.0.0.1", {}};
   }
   std::string placeholder_host(int) const override { return "localhost"; }
   // binding.apply launcher: numactl in front of each rank (CPUs by OS number, memory on its nodes).

@@ -46,6 +46,11 @@ BERT_JSON_ENUM(json, CachePolicy, kCachePolicyNames)
 BERT_JSON_ENUM(json, BindingApply, kBindingApplyNames)
 BERT_JSON_ENUM(json, TrainerKind, kTrainerKindNames)
 BERT_JSON_ENUM(json, LogSource, kLogSourceNames)
+BERT_JSON_ENUM(json, Division, kDivisionNames)
+
+// experiment.seed_policy as its word ("fixed:7"); a word that is none throws std::invalid_argument
+void to_json(json& j, const SeedPolicy& p) { j = p.word(); }
+void from_json(const json& j, SeedPolicy& p) { p = parse_seed_policy(j.get<std::string>()); }
 
 void to_json(json& j, const Command& c) {
   j = json{{"argv", c.argv}, {"env", c.env}, {"shell", c.shell()}};

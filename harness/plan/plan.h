@@ -18,6 +18,7 @@
 #include "binding/plan_nodes.h"
 #include "harness/config/settings.h"
 #include "harness/plan/probe_projection.h"
+#include "harness/plan/seeds.h"
 
 namespace bert::harness {
 
@@ -43,7 +44,7 @@ struct ExperimentPlan {
   int nexp = 1;
   CachePolicy cache_clear = CachePolicy::BestEffort;
   bool cache_clear_sudo = false;
-  std::string seed_policy = "random";      // "random" | "fixed:<n>" | "sequence:<base>"
+  SeedPolicy seed_policy;                  // plan.json: its word, "random" | "fixed:<n>" | "sequence:<base>"
   std::vector<uint64_t> seeds;             // one per experiment, resolved up front and recorded
   std::string seeds_recorded_in;           // the state.json the seeds came from (--resume); "" = this plan's
   std::string run_walltime;                // per-experiment watchdog (Slurm time), "" = none
@@ -51,7 +52,7 @@ struct ExperimentPlan {
   std::string walltime_derived;            // "run" | "job" | "": which one harness/plan/walltime.h derived
   std::string output_dir;                  // root of logs/, results/, summary.md
   std::string ruleset = "5.0.0";
-  std::string division = "closed";
+  Division division = Division::Closed;
 };
 
 // How ranks are bound, as resolved (binding.unit auto -> gpu or socket).

@@ -7,6 +7,7 @@
 #include "harness/plan/gpu_fp8.h"
 #include "harness/plan/walltime.h"
 #include "harness/plan/print_trainer.h"
+#include "trainer/backend.h"
 
 namespace bert::harness {
 namespace {
@@ -55,7 +56,7 @@ std::string walltime_line(const ExperimentPlan& e) {
     const std::string as_read = format_walltime(parse_walltime_seconds(t));
     return as_read == t ? t : t + " (" + (as_read.find(':') == std::string::npos ? as_read + " min" : as_read) + ")";
   };
-  const std::string rule = walltime_rule({e.run_walltime, e.job_walltime, e.walltime_derived}, e.nexp);
+  const std::string rule = walltime_rule({e.run_walltime, e.job_walltime, e.walltime_derived, ""}, e.nexp);
   return fmt::format("walltime    per experiment {} (watchdog){}, job {} (sbatch --time){}\n", shown(e.run_walltime),
                      e.walltime_derived == "run" ? " = " + rule : "", shown(e.job_walltime),
                      e.walltime_derived == "job" ? " = " + rule : "");
@@ -83,7 +84,8 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   std::string out;
   const binding::NodeTopology& t = p.nodes.front().topology;
   out += fmt::format("system      {} ({})\n", p.config_name, p.system_file);
-  out += fmt::format("results as  {} (ruleset {}, {} division)\n", p.system_name, p.experiment.ruleset, p.experiment.division);
+  out += fmt::format("results as  {} (ruleset {}, {} division)\n", p.system_name, p.experiment.ruleset,
+                     enum_name(p.experiment.division, kDivisionNames));
   const std::string launcher = p.launcher + (p.mpi.empty() ? "" : " --mpi=" + p.mpi);
   std::string excluded;
   for (const std::string& x : p.excluded) excluded += (excluded.empty() ? "" : ",") + x;
@@ -118,24 +120,28 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      tc["optimizer"]["learning_rate"].get<double>(), tc["optimizer"]["max_steps"].get<long long>(),
                      p.target_accuracy, tc["run"]["backend"].get<std::string>(),
                      tc["run"]["precision"].get<std::string>());
-  if (p.trainer_run.kind != TrainerKind::External && tc["run"]["backend"].get<std::string>() == "cuda") {  // can fp8 run here
+  if (p.trainer_run.kind != TrainerKind::External &&
+      parse_enum(tc["run"]["backend"].get<std::string>(), trainer::kBackendNames) == trainer::Backend::Cuda) {  // can fp8 run here
     const GpuFp8 fp8 = gpu_fp8(p.system_json.value("accelerator_model_name", std::string()));
     out += fmt::format("fp8         {}: benchmark.precision fp8 {}\n", fp8.why, fp8.has_fp8 ? "runs here" : "is refused");
   }
   out += fmt::format("trainer     {} ({})\n", p.trainer_program, p.trainer_status);
   if (!p.rcp.empty()) out += "rcp         " + p.rcp + "\n";
   std::string seeds;
-  for (size_t i = 0; i < p.experiment.seeds.size(); ++i) seeds += (i ? "," : "") + std::to_string(p.experiment.seeds[i]);
+  for (size_t i = 0; i < p.experiment.seeds.size(); ++i) {
+    if (i) seeds += ',';
+    seeds += std::to_string(p.experiment.seeds[i]);
+  }
   out += fmt::format("experiment  NEXP {}, cache clear {}{}, output {}\n", p.experiment.nexp,
                      enum_name(p.experiment.cache_clear, kCachePolicyNames), p.experiment.cache_clear_sudo ? " (sudo)" : "",
                      p.experiment.output_dir);
   out += walltime_line(p.experiment);
   if (p.probe) out += probe_lines(*p.probe, p.probe_file);
-  if (p.experiment.seed_policy == "random" && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start
+  if (p.experiment.seed_policy.kind == SeedKind::Random && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start
     out += fmt::format("seeds       random: drawn when the set starts, recorded in {}/state.json, reused by --resume\n",
                        p.experiment.output_dir);
   else
-    out += fmt::format("seeds       {}: {}{}\n", p.experiment.seed_policy, seeds,
+    out += fmt::format("seeds       {}: {}{}\n", p.experiment.seed_policy.word(), seeds,
                        p.experiment.seeds_recorded_in.empty() ? "" : " (recorded in " + p.experiment.seeds_recorded_in + ")");
   for (const auto& [k, v] : p.env) out += fmt::format("env         {}={}\n", k, v);
   out += trainer_dry_run_lines(p);
