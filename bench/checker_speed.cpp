@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "results/check.h"
-#include "results/mllog.h"
+#include "results/mllog/mllog.h"
 
 namespace fs = std::filesystem;
 using namespace bert::results;

@@ -115,17 +115,15 @@ PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& 
                                      std::to_string(nodes.size()) + " node(s)");
     at = "nodes[" + std::to_string(who.node_index) + "]";
     const ojson& node = nodes[static_cast<size_t>(who.node_index)];
-    PlannedRank out;
-    out.node_index = who.node_index;
-    out.node_from = who.node_from;
-    out.hostname = node.value("hostname", "");
     at += ".ranks";
     for (const ojson& r : node.at("ranks")) {
       if (r.at("local_rank").get<int>() != who.local_rank) continue;
       at += "[local_rank=" + std::to_string(who.local_rank) + "]";
-      out.global_rank = r.at("global_rank").get<int>();
-      out.binding = r.at("binding").get<RankBinding>();
-      if (r.contains("env")) out.env = r.at("env").get<std::map<std::string, std::string>>();
+      PlannedRank out;
+      static_cast<RankPlan&>(out) = r.get<RankPlan>();
+      out.node_index = who.node_index;
+      out.node_from = who.node_from;
+      out.hostname = node.value("hostname", "");
       return out;
     }
     throw UserError("plan", plan_path + ": " + at + " has no local rank " + std::to_string(who.local_rank) +

@@ -1,11 +1,11 @@
 // What `bind` needs from a harness plan.json: the calling rank's binding, found by node index and
 // local rank (from the launcher's environment unless given explicitly).
 #pragma once
-#include <map>
 #include <optional>
 #include <string>
 
 #include "binding/binding.h"
+#include "binding/plan_nodes.h"
 
 namespace bert::binding {
 
@@ -17,13 +17,11 @@ struct RankIdentity {
   int world_node = -1;                // OMPI_COMM_WORLD_RANK / OMPI_COMM_WORLD_LOCAL_SIZE when both are set
 };
 
-struct PlannedRank {
+// The rank's row of plan.json (read with the Plan's own nodes' table, plan_nodes.h), its node's host
+// name and how the node was found.
+struct PlannedRank : RankPlan {
   std::string hostname;
-  int node_index = 0;
   std::string node_from;              // how the node was found (env variable, hostname, default)
-  int global_rank = 0;
-  RankBinding binding;
-  std::map<std::string, std::string> env;
 };
 
 using EnvLookup = std::optional<std::string> (*)(const char* name);

@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/tf_bundle.h"
 
 namespace bert::data {

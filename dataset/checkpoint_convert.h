@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "trainer/data/checkpoint_h5.h"
+#include "formats/checkpoint_h5.h"
 
 namespace bert::data {
 

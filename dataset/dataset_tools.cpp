@@ -6,7 +6,8 @@
 #include <map>
 #include <sstream>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
+#include "formats/shard_write.h"
 #include "dataset/md5.h"
 #include "dataset/packing.h"
 #include "dataset/tool_helpers.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dataset/packing.h"
-#include "trainer/data/shard_io.h"
+#include "formats/shard_io.h"
 
 namespace bert::data {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <memory>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 
 namespace bert::data {
 

@@ -5,7 +5,8 @@
 #include <fmt/format.h>
 #include <limits>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
+#include "formats/shard_write.h"
 #include "dataset/dataset_tools.h"
 #include "dataset/packing.h"
 #include "trainer/data/rng.h"

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <numeric>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 
 namespace bert::data {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "trainer/data/rng.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 
 namespace bert::data {
 

@@ -2,6 +2,8 @@
 
 #include <nettle/md5.h>
 
+#include "common/hex.h"
+
 namespace bert::data {
 
 struct Md5::Ctx {
@@ -16,13 +18,7 @@ void Md5::update(const void* data, size_t n) { md5_update(&ctx_->c, n, static_ca
 std::string Md5::hex() {
   uint8_t digest[MD5_DIGEST_SIZE];
   md5_digest(&ctx_->c, MD5_DIGEST_SIZE, digest);
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : digest) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
+  return to_hex(digest, MD5_DIGEST_SIZE);
 }
 
 std::string md5_hex(std::string_view s) {

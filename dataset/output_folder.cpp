@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fmt/core.h>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 
 namespace bert::data {
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <vector>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "trainer/data/rng.h"
 
 namespace bert::data {

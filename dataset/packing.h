@@ -42,8 +42,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "trainer/data/sequences.h"
-#include "trainer/data/data_error.h"
+#include "formats/sequences.h"
+#include "formats/data_error.h"
 
 namespace bert::data {
 

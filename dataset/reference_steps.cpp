@@ -12,7 +12,8 @@
 #include "dataset/text/py_random.h"
 #include "dataset/tool_helpers.h"
 #include "dataset/worker_pool.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
+#include "formats/shard_write.h"
 #include "trainer/data/loader.h"  // pick_eval_rows: the rule the eval loader reads by
 
 namespace bert::data {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <memory>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/file_bytes.h"
 
 namespace bert::data {

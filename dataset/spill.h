@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "trainer/data/sequences.h"
+#include "formats/sequences.h"
 
 namespace bert::data {
 

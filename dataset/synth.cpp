@@ -8,7 +8,8 @@
 #include <numeric>
 #include <vector>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
+#include "formats/shard_write.h"
 #include "dataset/packing.h"
 
 namespace bert::data {

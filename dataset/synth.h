@@ -14,8 +14,8 @@
 #include <string>
 
 #include "dataset/grammar.h"
-#include "trainer/data/sequences.h"
-#include "trainer/data/shard_io.h"
+#include "formats/sequences.h"
+#include "formats/shard_io.h"
 
 namespace bert::data {
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "dataset/crc32c.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/file_bytes.h"
 
 static_assert(std::endian::native == std::endian::little, "TF bundles are read as little-endian");

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 
 namespace bert::data {
 

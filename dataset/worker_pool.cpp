@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 
 namespace bert::data {
 namespace {

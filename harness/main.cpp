@@ -13,7 +13,7 @@
 #include "harness/plan/build_plan.h"
 #include "harness/plan/host_tool.h"
 #include "harness/plan/print_plan.h"
-#include "harness/run/child_process.h"
+#include "process/child_process.h"
 #include "harness/run/run.h"
 #include "harness/submit/package_command.h"
 #include "harness/submit/probe_command.h"

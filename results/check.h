@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "common/user_error.h"
+#include "results/mllog/pyjson.h"
 #include "results/power.h"
-#include "results/pyjson.h"
 
 namespace bert::results {
 

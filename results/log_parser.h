@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 
 namespace bert::results {
 

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "results/power.h"
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 #include "results/result_files.h"
 
 namespace bert::results {

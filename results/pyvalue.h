@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 
 namespace bert::results::py {
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 #include "results/rcp.h"
 #include "results/rules_embedded.h"
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 
 namespace bert::results::rules {
 

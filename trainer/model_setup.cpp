@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "trainer/data/checkpoint_h5.h"
+#include "formats/checkpoint_h5.h"
 #include "trainer/model/init.h"
 
 namespace bert::trainer {

@@ -104,7 +104,7 @@ void validate(const Reader& r, const YAML::Node& root, const RunConfig& c) {
 
 RunConfig::RunConfig() {
   for (const RunConfigKey& k : run_config_keys()) std::visit(FieldSetter{*this, YAML::Node(k.def)}, k.member);
-  precision = default_precision(backend);
+  precision = resolve_precision(std::nullopt, backend);
 }
 
 RunConfig load_run_config(const std::string& path) {
@@ -136,7 +136,7 @@ RunConfig load_run_config(const std::string& path) {
   }
   const YAML::Node run = root["run"];
   const YAML::Node given = run && run.IsMap() ? run["precision"] : YAML::Node();
-  if (!given || given.IsNull() || given.Scalar().empty()) c.precision = default_precision(c.backend);
+  if (!given || given.IsNull() || given.Scalar().empty()) c.precision = resolve_precision(std::nullopt, c.backend);
   validate(r, root, c);
   return c;
 }

@@ -26,7 +26,7 @@ struct RunConfig {
   // data
   std::string train_dir;             // shards
   std::string eval_file;             // eval HDF5 (or dir)
-  std::string data_format;           // fixed | varlength | packed
+  std::string data_format;           // a word of formats/shard_format.h's kFormatNames (checked by its row)
   int vocab_size;
   int max_seq_length;
   int max_predictions_per_seq;
@@ -51,7 +51,7 @@ struct RunConfig {
   double target_accuracy;
   // run
   uint64_t seed;
-  Precision precision;               // trainer/precision.h; not given: the backend's (default_precision)
+  Precision precision;               // trainer/precision.h; not given: the backend's (resolve_precision)
   int fp8_amax_history;              // fp8: amax history length of the delayed scaling (Transformer Engine: 1)
   int fp8_margin;                    // fp8: scale = fp8 max / amax / 2^margin (Transformer Engine: 0)
   Backend backend;

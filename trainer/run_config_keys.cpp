@@ -4,6 +4,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "formats/shard_format.h"
+
 namespace bert::trainer {
 namespace {
 
@@ -39,7 +41,7 @@ std::vector<RunConfigKey> make_keys() {
       str("data.eval_file", "", &R::eval_file, "benchmark.data.eval_dir", "eval data file or directory (env EVALDIR overrides)"),
       str("model.init_checkpoint", "", &R::init_checkpoint, "benchmark.data.checkpoint",
           "initial checkpoint (HDF5, from bert-data convert-checkpoint; env CHECKPOINTDIR overrides)"),
-      oneof("data.data_format", "varlength", {"fixed", "varlength", "packed"}, &R::data_format, "benchmark.data.format", "shard format"),
+      oneof("data.data_format", "varlength", enum_choices(data::kFormatNames), &R::data_format, "benchmark.data.format", "shard format"),
       integer("data.vocab_size", "30522", 2, 1e7, &R::vocab_size, "benchmark.vocab_size", "vocabulary size"),
       integer("data.max_seq_length", "512", 8, 8192, &R::max_seq_length, "benchmark.max_seq_length", "sequence length"),
       integer("data.max_predictions_per_seq", "76", 1, 8192, &R::max_predictions_per_seq, "benchmark.max_predictions_per_seq",

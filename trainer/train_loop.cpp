@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "results/mllog.h"
-#include "trainer/data/checkpoint_h5.h"
+#include "formats/checkpoint_h5.h"
+#include "results/mllog/mllog.h"
 #include "trainer/data/loader.h"
 #include "trainer/comm/comm.h"
 #include "trainer/eval_cadence.h"
@@ -166,7 +166,8 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
     return run_benchmark(cfg, opt, layout, *coll, *backend);
   }
 
-  const bool packed = cfg.data_format == "packed";
+  const data::Format format = data::parse_format(cfg.data_format);  // the row has checked the word
+  const bool packed = format == data::Format::packed;
   const double gbs = static_cast<double>(cfg.batch_size) * cfg.gradient_accumulation_steps * world *
                      (packed ? cfg.average_packing_rate : 1.0);
   if (cfg.train_dir.empty()) throw RunConfigError("run config: data.train_dir is required for training");
@@ -197,7 +198,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   // Training data is opened only now, after run_start.
   data::LoaderOptions lo;
   lo.dir = cfg.train_dir;
-  lo.format = data::parse_format(cfg.data_format);
+  lo.format = format;
   lo.rank = proc.rank;
   lo.world_size = world;
   lo.batch_size = cfg.batch_size;

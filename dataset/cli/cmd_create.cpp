@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "dataset/cli/commands.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/text/create_parts.h"
 
 namespace bert::data::cli {

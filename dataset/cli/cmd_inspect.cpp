@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "dataset/cli/commands.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/dataset_tools.h"
 
 namespace bert::data::cli {

@@ -3,7 +3,8 @@
 #include <memory>
 
 #include "dataset/cli/commands.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
+#include "formats/shard_write.h"
 #include "dataset/dataset_tools.h"
 #include "dataset/tfrecord/mlperf_examples.h"
 

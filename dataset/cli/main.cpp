@@ -5,8 +5,8 @@
 
 #include "common/cli_parse.h"
 #include "dataset/cli/commands.h"
-#include "trainer/data/crash_guard.h"
-#include "trainer/data/data_error.h"
+#include "formats/crash_guard.h"
+#include "formats/data_error.h"
 
 namespace bert::data::cli {
 void progress_line(const char* what, int64_t done, int64_t total) {

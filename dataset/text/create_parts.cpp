@@ -5,8 +5,8 @@
 
 #include "dataset/output_folder.h"
 #include "dataset/worker_pool.h"
-#include "trainer/data/data_error.h"
-#include "trainer/data/shard_io.h"
+#include "formats/data_error.h"
+#include "formats/shard_write.h"
 
 namespace bert::data::text {
 namespace {

@@ -4,7 +4,8 @@
 #include <fmt/format.h>
 #include <sys/statvfs.h>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
+#include "formats/shard_write.h"
 #include "dataset/dataset_tools.h"
 #include "dataset/output_folder.h"
 #include "dataset/text/create_parts.h"

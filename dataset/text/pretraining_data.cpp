@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <numeric>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/text/basic_tokenizer.h"
 #include "dataset/text/py_random.h"
 #include "dataset/text/text_lines.h"

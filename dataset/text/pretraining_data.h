@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "trainer/data/sequences.h"
+#include "formats/sequences.h"
 #include "dataset/text/vocab.h"
 
 namespace bert::data::text {

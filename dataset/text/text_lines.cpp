@@ -4,7 +4,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/file_bytes.h"
 #include "dataset/text/unicode_props.h"
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <unordered_map>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/text/text_lines.h"
 #include "dataset/text/unicode_props.h"
 

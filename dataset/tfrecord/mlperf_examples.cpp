@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <vector>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/tfrecord/example.pb.h"
 #include "dataset/tfrecord/tfrecord.h"
 

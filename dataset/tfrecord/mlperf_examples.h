@@ -7,8 +7,8 @@
 #pragma once
 #include <string>
 
-#include "trainer/data/sequences.h"
-#include "trainer/data/shard_io.h"
+#include "formats/sequences.h"
+#include "formats/shard_io.h"
 
 namespace bert::data {
 

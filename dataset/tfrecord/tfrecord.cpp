@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "dataset/crc32c.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/file_bytes.h"
 
 namespace bert::data {

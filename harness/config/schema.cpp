@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/config/reference_figures.h"
+#include "formats/shard_format.h"
 #include "harness/config/settings.h"
 #include "trainer/run_config_keys.h"
 
@@ -93,7 +94,7 @@ std::vector<SchemaEntry> own_rows() {
             "an Open MPI rankfile, numactl locally), the trainer itself (e.g. NVIDIA's bindpcie), or the container "
             "runtime (podman/docker --cpuset-cpus/--cpuset-mems)"),
       // launcher
-      oneof("launcher.type", "local", {"local", "srun", "mpirun"}, "how ranks are started"),
+      oneof("launcher.type", "local", enum_choices(kLauncherTypeNames), "how ranks are started"),
       integer("launcher.master_port", "29500", 1, 65535, "MASTER_PORT for the rendezvous"),
       str("launcher.master_addr", "", "MASTER_ADDR for the rendezvous (default: localhost, the first mpirun host, or $MLPERF_SLURM_FIRSTNODE)"),
       oneof("launcher.srun.mpi", "pmix", {"pmi2", "pmix", "none"}, "srun --mpi type (env SLURM_MPI_TYPE overrides)"),
@@ -137,7 +138,7 @@ std::vector<SchemaEntry> own_rows() {
       str("experiment.seed_policy", "random", "random | fixed:<n> | sequence:<base>"),
       str("experiment.output_dir", "output", "root of logs/, results/, summary.md (env LOGDIR overrides)"),
       str("experiment.ruleset", "5.0.0", "MLPerf training ruleset"),
-      oneof("experiment.division", "closed", {"closed", "open"}, "MLPerf division"),
+      oneof("experiment.division", "closed", enum_choices(kDivisionNames), "MLPerf division"),
       // power: MLPerf power measurement (a monitor on every node for every run; power/README.md)
       oneof("power.source", "off", {"off", "ipmi", "redfish", "command", "nvml"},
             "what gives each node's power: ipmi (ipmitool: the BMC over the LAN, or in-band), redfish (the BMC's chassis "
@@ -164,7 +165,7 @@ std::vector<SchemaEntry> own_rows() {
       real("power.interconnect.rated_watts", "0", 0, kInf, false, true, "each switch's maximum rated power (W)"),
       real("power.interconnect.share", "1", 0, 1, false, false, "the share of each switch the run uses (its ports, 0..1)"),
       integer("power.gpu_clock_mhz", "0", 0, 100000, "lock the GPUs' clocks to this (nvidia-smi -lgc) before the set, reset after; 0 = leave them"),
-      oneof("benchmark.synthetic.format", "varlength", {"fixed", "varlength", "packed"}, "synthetic data: format"),
+      oneof("benchmark.synthetic.format", "varlength", enum_choices(data::kFormatNames), "synthetic data: format"),
       integer("benchmark.synthetic.shards", "4", 1, 100000, "synthetic data: shards"),
       integer("benchmark.synthetic.samples_per_shard", "1024", 1, 1e9, "synthetic data: samples per shard"),
       integer("benchmark.synthetic.eval_samples", "512", 1, 1e9, "synthetic data: eval samples"),

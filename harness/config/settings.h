@@ -25,6 +25,15 @@ inline constexpr EnumNames<TrainerKind, 2> kTrainerKindNames{
 enum class LogSource { Rank0Stdout, File };
 inline constexpr EnumNames<LogSource, 2> kLogSourceNames{{{LogSource::Rank0Stdout, "rank0-stdout"}, {LogSource::File, "file"}}};
 
+// launcher.type: how ranks are started; each word is one launcher type of harness/launch/ (its name()).
+enum class LauncherType { Local, Srun, Mpirun };
+inline constexpr EnumNames<LauncherType, 3> kLauncherTypeNames{
+    {{LauncherType::Local, "local"}, {LauncherType::Srun, "srun"}, {LauncherType::Mpirun, "mpirun"}}};
+
+// experiment.division: the MLPerf division the set is for (closed: its rules are checked before queueing).
+enum class Division { Closed, Open };
+inline constexpr EnumNames<Division, 2> kDivisionNames{{{Division::Closed, "closed"}, {Division::Open, "open"}}};
+
 // experiment.cache_clear: page-cache clearing before each run.
 enum class CachePolicy { Required, BestEffort, Off };
 inline constexpr EnumNames<CachePolicy, 3> kCachePolicyNames{

@@ -9,7 +9,7 @@
 #include "harness/history/run_log.h"
 #include "harness/run/output_tree.h"
 #include "harness/run/run.h"
-#include "harness/run/sha256.h"
+#include "process/sha256.h"
 #include "harness/run/summary.h"
 #include "results/result_files.h"
 

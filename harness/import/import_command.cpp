@@ -11,7 +11,7 @@
 #include "harness/config/config.h"
 #include "harness/import/config_import.h"
 #include "harness/plan/build_plan.h"
-#include "harness/run/child_process.h"
+#include "process/child_process.h"
 
 namespace bert::harness {
 namespace fs = std::filesystem;

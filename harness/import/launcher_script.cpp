@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "common/user_error.h"
-#include "harness/run/capture.h"
+#include "process/capture.h"
 
 namespace bert::harness {
 

@@ -22,9 +22,10 @@ const std::vector<const Launcher*>& all() {
 }  // namespace
 
 const Launcher& find_launcher(std::string_view name) {
+  const std::optional<LauncherType> type = parse_enum(name, kLauncherTypeNames);
   std::string known;
   for (const Launcher* l : all()) {
-    if (name == l->name()) return *l;
+    if (type == l->type()) return *l;
     known += (known.empty() ? "" : ", ") + std::string(l->name());
   }
   throw UserError("launcher.type", "unknown launcher '" + std::string(name) + "' (known: " + known + ")");

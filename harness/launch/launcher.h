@@ -12,6 +12,7 @@
 
 #include "container/runtime.h"
 #include "harness/config/config.h"
+#include "harness/config/settings.h"
 #include "harness/launch/rank_tags.h"
 
 namespace bert::harness {
@@ -84,7 +85,8 @@ struct RankFailure {
 class Launcher {
  public:
   virtual ~Launcher() = default;
-  virtual const char* name() const = 0;
+  virtual LauncherType type() const = 0;
+  const char* name() const { return enum_name(type(), kLauncherTypeNames); }  // its launcher.type word
 
   // ---- planning (harness/plan) ----
   // The nodes and the rendezvous address, from the system and the process environment (e.g. the
@@ -133,13 +135,14 @@ class Launcher {
   bool can_start(const container::Runtime& rt) const;
 };
 
-// The launcher of this name; throws UserError (field "launcher.type") naming the known ones.
 // "" when `host` is a host name (RFC 1123 labels: letters, digits, '-', not at a label's ends; dots between)
 // or an IP address; else what is wrong with it.
 std::string host_name_problem(const std::string& host);
 
+// The launcher of this launcher.type word (kLauncherTypeNames); throws UserError (field "launcher.type")
+// naming the known ones.
 const Launcher& find_launcher(std::string_view name);
-std::vector<std::string> launcher_names();
+std::vector<std::string> launcher_names();  // the implemented launchers' words
 
 // For implementations: inside a Slurm allocation its nodes (SLURM_JOB_NODELIST) less the excluded ones,
 // else []; an allocation that leaves another number than req.count (or fewer than req.min_count) is a

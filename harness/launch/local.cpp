@@ -7,7 +7,7 @@ namespace {
 
 class Local final : public Launcher {
  public:
-  const char* name() const override { return "local"; }
+  LauncherType type() const override { return LauncherType::Local; }
 
   Hosts find_hosts(const Config& cfg, const Env&, const NodeRequest& req) const override {
     if (req.count != 1) cfg.fail("nodes.count", "the local launcher runs on one node, not " + std::to_string(req.count));

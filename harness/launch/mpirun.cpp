@@ -48,7 +48,7 @@ void add_rankfile(LaunchLines& l, const JobShape& job, const std::string& hostfi
 
 class Mpirun final : public Launcher {
  public:
-  const char* name() const override { return "mpirun"; }
+  LauncherType type() const override { return LauncherType::Mpirun; }
 
   // The hosts as written, else the hostfile's, else the Slurm allocation's; rank 0's host is the rendezvous.
   Hosts find_hosts(const Config& cfg, const Env& env, const NodeRequest& req) const override {

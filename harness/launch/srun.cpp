@@ -46,7 +46,7 @@ std::vector<std::string> bind_flags(const std::vector<RankCpus>& ranks) {
 
 class Srun final : public Launcher {
  public:
-  const char* name() const override { return "srun"; }
+  LauncherType type() const override { return LauncherType::Srun; }
 
   Hosts find_hosts(const Config& cfg, const Env& env, const NodeRequest& req) const override {
     Hosts h;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "binding/binding_json.h"
+#include "formats/shard_format.h"
 #include "harness/config/naming.h"
 #include "harness/config/reference_figures.h"
 #include "harness/plan/closed_division.h"
@@ -133,7 +134,7 @@ void check_run_walltime(Plan& plan, const Config& cfg, double gbs) {
                                       "every run would be killed. Give experiment.run_walltime (NVIDIA's WALLTIME_RUNANDTIME) "
                                       "for one run",
                                       plan.experiment.run_walltime, from, floor.seconds / 60, floor.why);
-  if (plan.experiment.division == "closed") cfg.fail(key, "closed division: " + msg);
+  if (plan.experiment.division == Division::Closed) cfg.fail(key, "closed division: " + msg);
   plan.warnings.push_back(msg);
 }
 
@@ -142,12 +143,12 @@ void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
   ex.nexp = static_cast<int>(cfg.integer("experiment.nexp"));
   ex.cache_clear = setting(cfg, "experiment.cache_clear", kCachePolicyNames);
   ex.cache_clear_sudo = cfg.flag("experiment.cache_clear_sudo");
-  ex.seed_policy = cfg.str("experiment.seed_policy");
   try {
-    ex.seeds = resolve_seeds(ex.seed_policy, ex.nexp, opts.random_seed);
+    ex.seed_policy = parse_seed_policy(cfg.str("experiment.seed_policy"));
   } catch (const std::invalid_argument& e) {
     cfg.fail("experiment.seed_policy", e.what());
   }
+  ex.seeds = resolve_seeds(ex.seed_policy, ex.nexp, opts.random_seed);
   if (cfg.integer("benchmark.eval_interval_samples") == 0)
     cfg.fail("benchmark.eval_interval_samples", "must be > 0, or -1 for the MLPerf formula; got 0");
   check_duration(cfg, "launcher.srun.time_per_run");
@@ -161,9 +162,9 @@ void set_experiment(Plan& plan, const Config& cfg, const BuildOptions& opts) {
     cfg.fail("experiment.ruleset", "no BERT rules for ruleset '" + ex.ruleset + "' (known: " + known +
                                        "; BERT is not accepted after 5.0.0)");
   }
-  ex.division = cfg.str("experiment.division");
-  if (ex.division == "closed" && ex.seed_policy.rfind("fixed:", 0) == 0 && ex.nexp > 1)
-    plan.warnings.push_back("experiment.seed_policy " + ex.seed_policy +
+  ex.division = setting(cfg, "experiment.division", kDivisionNames);
+  if (ex.division == Division::Closed && ex.seed_policy.kind == SeedKind::Fixed && ex.nexp > 1)
+    plan.warnings.push_back("experiment.seed_policy " + ex.seed_policy.word() +
                             " gives every run the same seed; the closed-division seed checker rejects that");
 }
 
@@ -187,7 +188,10 @@ TrainerInputs trainer_inputs(const Plan& plan, const Config& cfg, const NodeLayo
   // Which backend computes in which precision is trainer/precision.h's table; what the machine must offer
   // (bf16 instructions, FP8 matrix units) the trainer checks where it runs, and the GPU model's FP8 units here.
   const std::string precision = cfg.str("benchmark.precision");
-  in.precision = precision == "auto" ? trainer::default_precision(in.backend) : *trainer::parse_precision(precision);
+  in.precision = trainer::resolve_precision(
+      cfg.is_auto("benchmark.precision") ? std::nullopt
+                                         : std::optional(setting(cfg, "benchmark.precision", trainer::kPrecisionNames)),
+      in.backend);
   if (const std::string problem = trainer::precision_problem(in.precision, in.backend); !problem.empty())
     cfg.fail("benchmark.precision", precision + " with the " + backend + " backend: " + problem);
   if (in.precision == trainer::Precision::fp8) {
@@ -274,7 +278,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   set_references(plan, cfg);
   const double gbs = planned_global_batch(cfg, plan.world_size);
   read_probe(plan, gbs);
-  if (plan.experiment.division == "closed") {
+  if (plan.experiment.division == Division::Closed) {
     check_closed_division(cfg, gbs);
     RcpOutlook rcp = rcp_outlook(gbs, plan.experiment.ruleset);
     plan.rcp = rcp.text;
@@ -321,7 +325,7 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
 
   NameFacts facts{plan.num_nodes, plan.ranks_per_node, static_cast<int>(cfg.integer("benchmark.batch_size")),
                   static_cast<int>(cfg.integer("benchmark.gradient_accumulation_steps")),
-                  cfg.str("benchmark.data.format") == "packed"};
+                  setting(cfg, "benchmark.data.format", data::kFormatNames) == data::Format::packed};
   const std::vector<std::string> by_file = check_mlperf_name(cfg.file(), facts);
   plan.warnings.insert(plan.warnings.end(), by_file.begin(), by_file.end());
   // The name the results carry (MLPerf's <system>_<nodes>x<gpus>x<batch>x<accum>) must say what runs; once

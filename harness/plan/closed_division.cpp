@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "formats/shard_format.h"
+#include "harness/config/settings.h"
 #include "results/rcp.h"
 #include "trainer/eval_cadence.h"
 
@@ -23,7 +25,7 @@ std::string samples_text(double v) { return fmt::format("{:.0f}", v); }
 }  // namespace
 
 double planned_global_batch(const Config& cfg, int world_size) {
-  const bool packed = cfg.str("benchmark.data.format") == "packed";
+  const bool packed = setting(cfg, "benchmark.data.format", data::kFormatNames) == data::Format::packed;
   return static_cast<double>(cfg.integer("benchmark.batch_size")) * static_cast<double>(cfg.integer("benchmark.gradient_accumulation_steps")) *
          world_size * (packed ? cfg.real("benchmark.average_packing_rate") : 1.0);
 }

@@ -51,9 +51,8 @@ NodeLayout plan_node_layout(const Config& cfg) {
   if (l.gpus > found)
     cfg.fail("nodes.gpus_per_node",
             "is " + std::to_string(l.gpus) + " but " + l.topology.source + " has " + std::to_string(found) + " GPU(s)");
-  std::string unit = cfg.str("binding.unit");
-  if (unit == "auto") unit = l.gpus > 0 ? "gpu" : "socket";
-  binding::parse_rank_unit(unit, l.unit);
+  if (cfg.is_auto("binding.unit")) l.unit = l.gpus > 0 ? binding::RankUnit::Gpu : binding::RankUnit::Socket;
+  else binding::parse_rank_unit(cfg.str("binding.unit"), l.unit);
   if (l.unit == binding::RankUnit::Gpu && l.gpus == 0)
     cfg.fail("nodes.gpus_per_node", "0 GPUs per node with binding.unit gpu; a CPU-only node needs binding.unit socket or numa");
   int rpn = static_cast<int>(cfg.integer("nodes.ranks_per_node"));

@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-#include "binding/binding_json.h"
 #include "common/json_fields.h"
 
 namespace bert::harness {
@@ -47,6 +46,11 @@ BERT_JSON_ENUM(json, CachePolicy, kCachePolicyNames)
 BERT_JSON_ENUM(json, BindingApply, kBindingApplyNames)
 BERT_JSON_ENUM(json, TrainerKind, kTrainerKindNames)
 BERT_JSON_ENUM(json, LogSource, kLogSourceNames)
+BERT_JSON_ENUM(json, Division, kDivisionNames)
+
+// experiment.seed_policy as its word ("fixed:7"); a word that is none throws std::invalid_argument
+void to_json(json& j, const SeedPolicy& p) { j = p.word(); }
+void from_json(const json& j, SeedPolicy& p) { p = parse_seed_policy(j.get<std::string>()); }
 
 void to_json(json& j, const Command& c) {
   j = json{{"argv", c.argv}, {"env", c.env}, {"shell", c.shell()}};
@@ -92,19 +96,6 @@ constexpr auto kTrainerRunFields = std::make_tuple(
     field("seed_env", &TrainerPlan::seed_env), field("experiment_env", &TrainerPlan::experiment_env),
     field("log_source", &TrainerPlan::log_source), field("log_file", &TrainerPlan::log_file));
 BERT_JSON_FIELDS(json, TrainerPlan, kTrainerRunFields)
-
-// a rank: its place, binding, environment and command prefix
-constexpr auto kRankFields = std::make_tuple(
-    field("global_rank", &RankPlan::global_rank), field("node_index", &RankPlan::node_index),
-    field("local_rank", &RankPlan::local_rank), field("binding", &RankPlan::binding),
-    field("env", &RankPlan::env), field("command_prefix", &RankPlan::command_prefix));
-BERT_JSON_FIELDS(json, RankPlan, kRankFields)
-
-// a node: host name, topology, ranks
-constexpr auto kNodeFields = std::make_tuple(
-    field("hostname", &NodePlan::hostname), field("topology", &NodePlan::topology),
-    field("ranks", &NodePlan::ranks));
-BERT_JSON_FIELDS(json, NodePlan, kNodeFields)
 
 // the source tree the harness was built from
 constexpr auto kSourceFields = std::make_tuple(

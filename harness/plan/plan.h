@@ -4,8 +4,9 @@
 // (NEXP, seeds, walltimes, output directory), and what the ranks read (the trainer's run config, the
 // files written before the first experiment, the MLPerf systems JSON).
 // Built by harness/plan (producer), printed by --dry-run, executed by harness/run (consumer), written
-// as plan.json (one member table per struct in plan.cpp) and read back by `bind --plan` (binding/) for
-// the rank's CPU/memory binding and by `harness run --resume`.
+// as plan.json (one member table per struct in plan.cpp; the nodes' in binding/plan_nodes.cpp) and read
+// back by `bind --plan` (binding/, through the same nodes' tables) for the rank's CPU/memory binding and
+// by `harness run --resume`.
 #pragma once
 #include <map>
 #include <string>
@@ -14,8 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "binding/binding.h"
+#include "binding/plan_nodes.h"
 #include "harness/config/settings.h"
 #include "harness/plan/probe_projection.h"
+#include "harness/plan/seeds.h"
 
 namespace bert::harness {
 
@@ -33,27 +36,15 @@ struct Command {
 // One word for a POSIX shell: unchanged when it holds only safe characters, else in single quotes.
 std::string shell_quote(const std::string& s);
 
-struct RankPlan {
-  int global_rank = 0;
-  int node_index = 0;
-  int local_rank = 0;
-  binding::RankBinding binding;            // gpu, cpus, mems
-  std::map<std::string, std::string> env;  // per-rank env the local launcher sets (RANK, LOCAL_RANK, ...)
-  std::vector<std::string> command_prefix; // ranks the executor starts: words before Plan::launch (binding.apply
-                                           // launcher: numactl ...; a runtime binding each rank: podman run ...)
-};
-
-struct NodePlan {
-  std::string hostname;                    // "localhost", a Slurm node, an mpirun host
-  binding::NodeTopology topology;          // summary of the (expected) node topology
-  std::vector<RankPlan> ranks;
-};
+// Where the ranks run: plan.json's `nodes`, one JSON form shared with `bind` (binding/plan_nodes.h).
+using binding::NodePlan;
+using binding::RankPlan;
 
 struct ExperimentPlan {
   int nexp = 1;
   CachePolicy cache_clear = CachePolicy::BestEffort;
   bool cache_clear_sudo = false;
-  std::string seed_policy = "random";      // "random" | "fixed:<n>" | "sequence:<base>"
+  SeedPolicy seed_policy;                  // plan.json: its word, "random" | "fixed:<n>" | "sequence:<base>"
   std::vector<uint64_t> seeds;             // one per experiment, resolved up front and recorded
   std::string seeds_recorded_in;           // the state.json the seeds came from (--resume); "" = this plan's
   std::string run_walltime;                // per-experiment watchdog (Slurm time), "" = none
@@ -61,7 +52,7 @@ struct ExperimentPlan {
   std::string walltime_derived;            // "run" | "job" | "": which one harness/plan/walltime.h derived
   std::string output_dir;                  // root of logs/, results/, summary.md
   std::string ruleset = "5.0.0";
-  std::string division = "closed";
+  Division division = Division::Closed;
 };
 
 // How ranks are bound, as resolved (binding.unit auto -> gpu or socket).

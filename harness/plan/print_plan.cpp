@@ -8,6 +8,7 @@
 #include "harness/plan/gpu_fp8.h"
 #include "harness/plan/walltime.h"
 #include "harness/plan/print_trainer.h"
+#include "trainer/backend.h"
 
 namespace bert::harness {
 namespace {
@@ -84,7 +85,8 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   std::string out;
   const binding::NodeTopology& t = p.nodes.front().topology;
   out += fmt::format("system      {} ({})\n", p.config_name, p.system_file);
-  out += fmt::format("results as  {} (ruleset {}, {} division)\n", p.system_name, p.experiment.ruleset, p.experiment.division);
+  out += fmt::format("results as  {} (ruleset {}, {} division)\n", p.system_name, p.experiment.ruleset,
+                     enum_name(p.experiment.division, kDivisionNames));
   const std::string launcher = p.launcher + (p.mpi.empty() ? "" : " --mpi=" + p.mpi);
   std::string excluded;
   for (const std::string& x : p.excluded) excluded += (excluded.empty() ? "" : ",") + x;
@@ -119,7 +121,8 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      tc["optimizer"]["learning_rate"].get<double>(), tc["optimizer"]["max_steps"].get<long long>(),
                      p.target_accuracy, tc["run"]["backend"].get<std::string>(),
                      tc["run"]["precision"].get<std::string>());
-  if (p.trainer_run.kind != TrainerKind::External && tc["run"]["backend"].get<std::string>() == "cuda") {  // can fp8 run here
+  if (p.trainer_run.kind != TrainerKind::External &&
+      parse_enum(tc["run"]["backend"].get<std::string>(), trainer::kBackendNames) == trainer::Backend::Cuda) {  // can fp8 run here
     const GpuFp8 fp8 = gpu_fp8(p.system_json.value("accelerator_model_name", std::string()));
     out += fmt::format("fp8         {}: benchmark.precision fp8 {}\n", fp8.why, fp8.has_fp8 ? "runs here" : "is refused");
   }
@@ -138,11 +141,11 @@ void print_dry_run(const Plan& p, std::ostream& os) {
   out += walltime_line(p.experiment);
   out += power_dry_run_lines(p);
   if (p.probe) out += probe_lines(*p.probe, p.probe_file);
-  if (p.experiment.seed_policy == "random" && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start
+  if (p.experiment.seed_policy.kind == SeedKind::Random && p.experiment.seeds_recorded_in.empty())  // not these: drawn at the start
     out += fmt::format("seeds       random: drawn when the set starts, recorded in {}/state.json, reused by --resume\n",
                        p.experiment.output_dir);
   else
-    out += fmt::format("seeds       {}: {}{}\n", p.experiment.seed_policy, seeds,
+    out += fmt::format("seeds       {}: {}{}\n", p.experiment.seed_policy.word(), seeds,
                        p.experiment.seeds_recorded_in.empty() ? "" : " (recorded in " + p.experiment.seeds_recorded_in + ")");
   for (const auto& [k, v] : p.env) out += fmt::format("env         {}={}\n", k, v);
   out += trainer_dry_run_lines(p);

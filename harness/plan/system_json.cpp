@@ -10,7 +10,7 @@ json make_system_json(const Config& cfg, const Plan& plan) {
   int gpus = plan.nodes.front().ranks.empty() || plan.nodes.front().ranks.front().binding.gpu < 0 ? 0 : plan.ranks_per_node;
   json j;
   j["submitter"] = cfg.str("system.submitter");
-  j["division"] = plan.experiment.division;
+  j["division"] = enum_name(plan.experiment.division, kDivisionNames);
   j["status"] = cfg.str("system.status");
   j["system_name"] = plan.system_name;
   j["number_of_nodes"] = std::to_string(plan.num_nodes);

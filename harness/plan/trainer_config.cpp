@@ -47,7 +47,7 @@ json make_trainer_config(const Config& cfg, const Plan& plan, const TrainerInput
       {"run.rendezvous_dir", in.rendezvous_dir},
       {"run.power_window_s", in.power_window_s},
       {"submission.submission_org", submitter.empty() ? "SUBMISSION_ORG_PLACEHOLDER" : submitter},
-      {"submission.submission_division", plan.experiment.division},
+      {"submission.submission_division", enum_name(plan.experiment.division, kDivisionNames)},
       {"submission.submission_status", submission_status(cfg.str("system.status"))},
       {"submission.submission_platform", submission_platform(plan)}};
   json j;

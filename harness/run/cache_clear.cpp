@@ -4,9 +4,9 @@
 
 #include <sstream>
 
-#include "harness/run/capture.h"
+#include "process/capture.h"
 #include "harness/run/preflight.h"
-#include "results/mllog.h"
+#include "results/mllog/mllog.h"
 
 namespace bert::harness {
 namespace {

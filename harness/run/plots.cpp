@@ -5,7 +5,7 @@
 
 #include <sys/wait.h>
 
-#include "harness/run/capture.h"
+#include "process/capture.h"
 #include "harness/run/output_tree.h"
 #include "harness/run/summary.h"
 

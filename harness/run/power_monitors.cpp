@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/run/capture.h"
+#include "process/capture.h"
 #include "power/power_log.h"
 #include "results/log_parser.h"
 #include "results/power.h"

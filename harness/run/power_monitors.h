@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness/plan/plan.h"
-#include "harness/run/child_process.h"
+#include "process/child_process.h"
 #include "harness/run/output_tree.h"
 
 namespace bert::harness {

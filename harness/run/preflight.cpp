@@ -7,7 +7,7 @@
 #include "binding/binding.h"
 #include "binding/cpu_list.h"
 #include "harness/launch/launcher.h"
-#include "harness/run/capture.h"
+#include "process/capture.h"
 #include "harness/run/output_router.h"
 
 namespace bert::harness {

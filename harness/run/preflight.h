@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "harness/plan/plan.h"
-#include "harness/run/child_process.h"
+#include "process/child_process.h"
 
 namespace bert::harness {
 

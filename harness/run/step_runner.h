@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/child_process.h"
+#include "process/child_process.h"
 #include "harness/run/output_router.h"
-#include "harness/run/signal_watch.h"
+#include "process/signal_watch.h"
 
 namespace bert::harness {
 

@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "harness/run/sha256.h"
+#include "process/sha256.h"
 
 namespace bert::harness {
 
@@ -104,7 +104,7 @@ std::string render_summary(const SummaryInput& in) {
     md << "**The set is incomplete**: " << finished << " of " << st.nexp << " experiments finished.\n\n";
   md << "- system file: `" << plan.system_file << "`, config `" << plan.config_name << "`, launcher `"
      << plan.launcher << "`, " << plan.num_nodes << " node(s) x " << plan.ranks_per_node << " rank(s)\n";
-  md << "- ruleset " << plan.experiment.ruleset << ", " << plan.experiment.division << " division\n";
+  md << "- ruleset " << plan.experiment.ruleset << ", " << enum_name(plan.experiment.division, kDivisionNames) << " division\n";
   md << "- logs: `" << t.logs_dir() << "/" << st.datestamp << "_<NN>.log`\n";
   md << "- results: `" << t.results_dir() << "/`, system description: `" << t.systems_json() << "`\n\n";
 

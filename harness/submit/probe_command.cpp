@@ -4,7 +4,7 @@
 
 #include "common/cli_parse.h"
 #include "harness/plan/print_plan.h"
-#include "harness/run/child_process.h"
+#include "process/child_process.h"
 #include "harness/submit/probe.h"
 
 namespace bert::harness {

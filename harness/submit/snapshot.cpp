@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "common/user_error.h"
-#include "harness/run/capture.h"
+#include "process/capture.h"
 
 namespace bert::harness {
 namespace fs = std::filesystem;

@@ -13,7 +13,7 @@
 #include "trainer/cuda/data_parallel.h"
 #include "trainer/cuda/fp8_gemm.h"
 #include "trainer/cuda/train_step.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "trainer/model/config.h"
 #include "trainer/synthetic_batch.h"
 #include "trainer/train_backend.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "trainer/data/loader.h"
 
 namespace bert::data {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "trainer/data/batch.h"
-#include "trainer/data/sequences.h"
+#include "formats/sequences.h"
 
 namespace bert::data {
 

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "trainer/data/batch.h"
-#include "trainer/data/data_error.h"
-#include "trainer/data/shard_io.h"
+#include "formats/data_error.h"
+#include "formats/shard_io.h"
 
 namespace bert::data {
 

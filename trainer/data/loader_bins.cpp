@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <numeric>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "trainer/data/rng.h"
-#include "trainer/data/shard_io.h"
+#include "formats/shard_io.h"
 
 namespace bert::data {
 

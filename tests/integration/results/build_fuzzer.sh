@@ -11,7 +11,7 @@ mkdir -p "$gen"
 files=$(cd "$root/results/rules" && find . -name '*.yaml' -o -name '*.json' | sed 's|^\./||' | LC_ALL=C sort | paste -sd, -)
 cmake -DOUT="$gen/rules_embedded.cpp" -DROOT="$root/results/rules" -DFILES="$files" -P "$root/results/embed_files.cmake"
 srcs=""
-for f in "$root"/results/*.cpp; do
+for f in "$root"/results/*.cpp "$root"/results/mllog/*.cpp; do
   case "$f" in */cli_*.cpp|*/mllog.cpp) ;; *) srcs="$srcs $f" ;; esac
 done
 # shellcheck disable=SC2086

@@ -6,7 +6,7 @@
 
 #include "results/check.h"
 #include "results/log_parser.h"
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 #include "results/rcp.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

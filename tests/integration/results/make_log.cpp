@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "results/mllog.h"
+#include "results/mllog/mllog.h"
 
 using namespace bert::results;
 

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "test_util.h"
-#include "trainer/data/checkpoint_h5.h"
-#include "trainer/data/h5_util.h"
+#include "formats/checkpoint_h5.h"
+#include "formats/h5_util.h"
 
 using namespace bert::data;
 using bert::data::test::TempDir;

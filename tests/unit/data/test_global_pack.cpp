@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "formats/shard_write.h"
 #include "test_util.h"
 #include "dataset/dataset_tools.h"
 #include "dataset/packing.h"

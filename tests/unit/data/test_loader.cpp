@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "formats/shard_write.h"
 #include "test_util.h"
 #include "trainer/data/loader.h"
 #include "dataset/packing.h"

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <set>
 
+#include "formats/shard_write.h"
 #include "test_util.h"
 #include "trainer/data/loader.h"
 #include "trainer/data/loader_bins.h"

@@ -6,7 +6,7 @@
 
 #include "test_util.h"
 #include "dataset/packing.h"
-#include "trainer/data/shard_io.h"
+#include "formats/shard_write.h"
 
 using namespace bert::data;
 using bert::data::test::make_sequences;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/unit/data/test_util.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 #include "dataset/text/basic_tokenizer.h"
 #include "dataset/text/py_random.h"
 #include "dataset/text/text_lines.h"

@@ -5,7 +5,7 @@
 
 #include "tests/unit/temp_dir.h"
 #include "trainer/data/loader.h"
-#include "trainer/data/sequences.h"
+#include "formats/sequences.h"
 
 namespace bert::data::test {
 

@@ -227,11 +227,12 @@ experiment: {nexp: 2, cache_clear: "off", output_dir: "out dir"}
 
 TEST_CASE("seeds are resolved per experiment and recorded") {
   CHECK(plan_of(kTwoNodes).experiment.seeds == std::vector<uint64_t>{40, 41, 42});
-  CHECK(resolve_seeds("fixed:7", 3, {}) == std::vector<uint64_t>{7, 7, 7});
-  auto r = resolve_seeds("random", 4, [n = uint64_t{0}]() mutable { return (n++) / 2; });  // repeats are skipped
+  CHECK(resolve_seeds(parse_seed_policy("fixed:7"), 3, {}) == std::vector<uint64_t>{7, 7, 7});
+  auto r = resolve_seeds(parse_seed_policy("random"), 4, [n = uint64_t{0}]() mutable { return (n++) / 2; });  // repeats are skipped
   CHECK(r == std::vector<uint64_t>{0, 1, 2, 3});
-  CHECK_THROWS_AS(resolve_seeds("fixed:", 1, {}), std::invalid_argument);
-  CHECK_THROWS_AS(resolve_seeds("lucky", 1, {}), std::invalid_argument);
+  CHECK_THROWS_AS(parse_seed_policy("fixed:"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_seed_policy("lucky"), std::invalid_argument);
+  CHECK(parse_seed_policy("sequence:40").word() == "sequence:40");
   CHECK(error_of([] { plan_of(kTwoNodes, {"experiment.seed_policy=sequence:x"}); }) ==
         "--set experiment.seed_policy=sequence:x: experiment.seed_policy: 'sequence:x': expected sequence:<non-negative integer>");
   CHECK(plan_of(kTwoNodes, {"experiment.seed_policy=fixed:3"}).warnings.empty());  // open division: allowed

@@ -34,7 +34,7 @@ TEST_CASE("the trainer loads the run config of every shipped system") {
     CHECK(rc.max_seq_length == p.trainer_config["data"]["max_seq_length"].get<int>());
     CHECK(rc.seed == p.experiment.seeds.front());
     CHECK(std::string(bert::trainer::backend_name(rc.backend)) == p.trainer_config["run"]["backend"].get<std::string>());
-    CHECK(rc.submission_division == p.experiment.division);
+    CHECK(rc.submission_division == bert::enum_name(p.experiment.division, kDivisionNames));
     // One value per row of the key table, nothing else.
     size_t values = 0;
     for (const auto& [group, keys] : p.trainer_config.items()) values += keys.size();

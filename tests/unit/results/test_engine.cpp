@@ -4,7 +4,7 @@
 #include <string>
 
 #include "results/check.h"
-#include "results/mllog.h"
+#include "results/mllog/mllog.h"
 #include "results/rules.h"
 #include "test_log.h"
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "results/mllog.h"
+#include "results/mllog/mllog.h"
 
 namespace bert::results::test {
 

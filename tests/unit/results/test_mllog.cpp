@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
-#include "results/mllog.h"
-#include "results/pyjson.h"
+#include "results/mllog/mllog.h"
+#include "results/mllog/pyjson.h"
 
 using namespace bert::results;
 

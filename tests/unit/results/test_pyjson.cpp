@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 
 using namespace bert::results;
 

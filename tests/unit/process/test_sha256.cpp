@@ -4,7 +4,7 @@
 #include <fstream>
 #include <string>
 
-#include "harness/run/sha256.h"
+#include "process/sha256.h"
 
 using bert::harness::sha256_file;
 using bert::harness::sha256_hex;

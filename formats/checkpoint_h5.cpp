@@ -1,10 +1,10 @@
-#include "trainer/data/checkpoint_h5.h"
+#include "formats/checkpoint_h5.h"
 
-#include <filesystem>
 #include <fmt/format.h>
 
-#include "trainer/data/crash_guard.h"
-#include "trainer/data/h5_util.h"
+#include "formats/crash_guard.h"
+#include "formats/h5_util.h"
+#include "formats/tmp_file.h"
 
 namespace bert::data {
 
@@ -70,12 +70,9 @@ void save_checkpoint_h5(const std::string& path, const TensorMap& tensors, const
       h5::write_string_attr(f, "source", source);
       h5::write_int_attr(f, "num_tensors", static_cast<int64_t>(tensors.size()));
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw DataError(fmt::format("{}: cannot rename from {}: {}", path, tmp, ec.message()));
+    publish(tmp, path);
   } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
+    remove_quietly(tmp);
     throw;
   }
 }

@@ -1,13 +1,16 @@
-// Thin RAII and error plumbing over the HDF5 C API, shared by the shard and weights readers.
-// HDF5's automatic error-stack printing is switched off (per thread: the library is built
-// thread-safe, where that setting is thread-local); failures become DataError.
+// Thin RAII and error plumbing over the HDF5 C API, shared by the shard and weights readers (the
+// shard writers' dataset helpers: h5_write.h). HDF5's automatic error-stack printing is switched off
+// (per thread: the library is built thread-safe, where that setting is thread-local); failures
+// become DataError.
 #pragma once
 #include <hdf5.h>
 
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
 
 namespace bert::data::h5 {
 
@@ -63,19 +66,23 @@ template <typename T>
 void read_vlen(hid_t dataset, const std::string& path, const std::string& name, hsize_t first,
                hsize_t count, std::vector<T>& values, std::vector<int64_t>& offsets);
 
-// Writers: plain (rows x cols, cols 0 = 1-D) and vlen 1-D from CSR, little-endian file types.
+// The HDF5 types of T in memory and in a file (little-endian).
 template <typename T>
-void write_plain(hid_t file, const std::string& path, const std::string& name, const T* data,
-                 hsize_t rows, hsize_t cols);
-// A plain dataset created whole and then written in row ranges (bounded memory for big files).
+hid_t native_type() {
+  if constexpr (std::is_same_v<T, int8_t>) return H5T_NATIVE_SCHAR;
+  if constexpr (std::is_same_v<T, int16_t>) return H5T_NATIVE_SHORT;
+  if constexpr (std::is_same_v<T, int32_t>) return H5T_NATIVE_INT;
+  if constexpr (std::is_same_v<T, int64_t>) return H5T_NATIVE_LLONG;
+  if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
+}
 template <typename T>
-Handle create_plain(hid_t file, const std::string& path, const std::string& name, hsize_t rows, hsize_t cols);
-template <typename T>
-void write_rows(hid_t dataset, const std::string& path, const std::string& name, const T* data, hsize_t first,
-                hsize_t count, hsize_t cols);
-template <typename T>
-void write_vlen(hid_t file, const std::string& path, const std::string& name, const T* values,
-                const int64_t* offsets, hsize_t count);
+hid_t file_type() {
+  if constexpr (std::is_same_v<T, int8_t>) return H5T_STD_I8LE;
+  if constexpr (std::is_same_v<T, int16_t>) return H5T_STD_I16LE;
+  if constexpr (std::is_same_v<T, int32_t>) return H5T_STD_I32LE;
+  if constexpr (std::is_same_v<T, int64_t>) return H5T_STD_I64LE;
+  if constexpr (std::is_same_v<T, float>) return H5T_IEEE_F32LE;
+}
 
 void write_string_attr(hid_t obj, const std::string& name, const std::string& value);
 void write_int_attr(hid_t obj, const std::string& name, int64_t value);

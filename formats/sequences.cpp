@@ -1,4 +1,4 @@
-#include "trainer/data/sequences.h"
+#include "formats/sequences.h"
 
 namespace bert::data {
 

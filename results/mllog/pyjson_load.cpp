@@ -6,7 +6,7 @@
 #include <limits>
 #include <optional>
 
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 
 namespace bert::results::pyjson {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/run/child_process.h"
+#include "process/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>

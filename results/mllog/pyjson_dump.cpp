@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 
 namespace bert::results::pyjson {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/run/capture.h"
+#include "process/capture.h"
 
 #include <poll.h>
 #include <signal.h>

@@ -1,8 +1,8 @@
-#include "results/mllog.h"
+#include "results/mllog/mllog.h"
 
 #include <chrono>
 
-#include "results/pyjson.h"
+#include "results/mllog/pyjson.h"
 
 namespace bert::results {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/run/signal_watch.h"
+#include "process/signal_watch.h"
 
 #include <fcntl.h>
 #include <signal.h>

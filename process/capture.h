@@ -3,8 +3,8 @@
 #pragma once
 #include <string>
 
-#include "harness/run/child_process.h"
-#include "harness/run/signal_watch.h"
+#include "process/child_process.h"
+#include "process/signal_watch.h"
 
 namespace bert::harness {
 

@@ -1,4 +1,5 @@
-// MLPerf BERT HDF5 shards (the layouts: trainer/data/README.md), read and written with the HDF5 C API.
+// MLPerf BERT HDF5 shards (the layouts: formats/README.md), read with the HDF5 C API (written by
+// shard_write.h).
 //
 //  fixed      input_ids (N,L) i2, input_mask (N,L) i1, segment_ids (N,L) i1,
 //             masked_lm_positions (N,P) i2, masked_lm_ids (N,P) i2, next_sentence_labels (N,) i1
@@ -13,19 +14,14 @@
 // totals <= seq_len. The first problem throws DataError "FILE: dataset D, sample I: ...".
 // HDF5's own error printing is silenced; a truncated or corrupt file is a DataError, never a crash.
 #pragma once
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "trainer/data/sequences.h"
-#include "trainer/data/data_error.h"
+#include "formats/data_error.h"
+#include "formats/sequences.h"
+#include "formats/shard_format.h"
 
 namespace bert::data {
-
-enum class Format { fixed, varlength, packed };
-
-const char* format_name(Format f);
-Format parse_format(const std::string& name);  // throws DataError on an unknown name
 
 struct Limits {
   int vocab_size = 30522;
@@ -54,26 +50,6 @@ struct ShardInfo {
   int mlm_width = 0;    // fixed: the padded masked-LM width P (0 otherwise)
 };
 ShardInfo shard_info(const std::string& path);  // structure only, no values read
-
-// Writes `seqs` in `format` (packed needs seqs.pack_off). Writes to PATH.tmp and renames, so a
-// failed write never leaves a file that looks complete.
-void write_shard(const std::string& path, const SequenceSet& seqs, Format format, const Limits& limits);
-
-// A fixed-layout shard of `rows` rows written block by block (memory bounded by the block, not
-// the file). It lives as PATH.tmp until finish() renames it; destroyed unfinished, it is removed.
-class FixedShardWriter {
- public:
-  FixedShardWriter(const std::string& path, int64_t rows, const Limits& limits);
-  ~FixedShardWriter();
-  FixedShardWriter(const FixedShardWriter&) = delete;
-  FixedShardWriter& operator=(const FixedShardWriter&) = delete;
-  void write(const SequenceSet& block);  // the next block.size() rows
-  void finish();                         // DataError unless exactly `rows` rows were written
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
 
 // Training shards of a directory in name order (regular files named part*; .chk/.tmp ignored).
 std::vector<std::string> list_shards(const std::string& dir);

@@ -1,4 +1,4 @@
-#include "trainer/data/crash_guard.h"
+#include "formats/crash_guard.h"
 
 #include <atomic>
 #include <csignal>
