@@ -92,7 +92,7 @@ SetRecord record_from_run(const Plan& plan, const SetState& state, const std::st
   }
   s.container_image = plan.container.image;
   s.ruleset = plan.experiment.ruleset;
-  s.division = plan.experiment.division;
+  s.division = std::string(enum_name(plan.experiment.division, kDivisionNames));
   s.datestamp = state.datestamp;
   s.output_dir = absolute(root);
   OutputTree tree{root, state.system, state.datestamp, state.nexp};

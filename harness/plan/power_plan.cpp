@@ -34,7 +34,7 @@ void add_power(Plan& plan, const Config& cfg, const Launcher& launcher, const st
   const std::string word = cfg.str("power.source");
   if (word == "off") return;
   PowerPlan& p = plan.power;
-  const bool closed = plan.experiment.division == "closed";
+  const bool closed = plan.experiment.division == Division::Closed;
   p.source = word;
   power::MonitorConfig m;
   if (auto s = parse_enum(word, power::kSourceNames)) m.source = *s;

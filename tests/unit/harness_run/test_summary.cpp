@@ -44,7 +44,7 @@ TEST_CASE("summary: each run says what the olympic mean did with it; an invalid 
             run("result_2.txt", O::Counted, 6.0)};
   s.dropped = 1;
   s.olympic_minutes = 6.0;
-  SummaryInput in{&plan, &tree, &st, s, "", {}, {}, {}};
+  SummaryInput in{&plan, &tree, &st, s, "", {}, {}, {}, {}};
   const std::string md = render_summary(in);
   CHECK(md.find("| compliance | olympic mean |") != std::string::npos);
   CHECK(row_of(md, 1).find("| dropped (fastest) |") != std::string::npos);
