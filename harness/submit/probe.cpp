@@ -44,15 +44,23 @@ BuildOptions build_options(const ProbeOptions& o) {
 }
 
 // The probe run's overrides: one open-division experiment in its own folder, stopped by its walltime;
-// our trainer logs a point every steps_per_point steps and runs them all.
-// to_target: our trainer keeps the system's target and max_steps (the samples it trains are measured).
-std::vector<std::string> probe_sets(const ProbeOptions& o, const Plan& real, double gbs, const std::string& dir, bool to_target) {
+// our trainer logs a point every steps_per_point steps and runs them all. to_target: it keeps the system's
+// target and max_steps instead, and logs --points points per interval of the system's own cadence (so the
+// samples it takes to the target are known to a fraction of that interval, for a few evaluations' cost).
+std::vector<std::string> probe_sets(const ProbeOptions& o, const Plan& real, const Config& cfg, double gbs, const std::string& dir,
+                                    bool to_target) {
   std::vector<std::string> s{"experiment.nexp=1", "experiment.division=open", "experiment.output_dir=" + dir,
                              "experiment.cache_clear=off", "experiment.job_walltime=",
                              fmt::format("experiment.run_walltime={}:{:02d}", o.seconds / 60, o.seconds % 60),
                              "experiment.seed_policy=random"};
   if (real.trainer_run.kind != TrainerKind::External) {
-    const long long every = std::max(1LL, static_cast<long long>(std::ceil(gbs))) * o.steps_per_point;
+    const long long step = std::max(1LL, static_cast<long long>(std::ceil(gbs)));
+    long long every = step * o.steps_per_point;
+    if (to_target) {
+      const trainer::EvalCadence system = trainer::make_eval_cadence(cfg.integer("benchmark.eval_start_samples"),
+                                                                     cfg.integer("benchmark.eval_interval_samples"), gbs);
+      every = std::max(step, system.interval / o.points / step * step);
+    }
     s.push_back(fmt::format("benchmark.eval_start_samples={}", every));
     s.push_back(fmt::format("benchmark.eval_interval_samples={}", every));
     if (!to_target) {
@@ -134,7 +142,7 @@ ProbeOutcome run_probe(const ProbeOptions& o) {
   const std::string root = real.experiment.output_dir + "/probe";
   const std::string dir = root + "/" + make_datestamp();
   const std::string no_rcp = rcp_does_not_apply(real_cfg);
-  const Plan plan = build_plan(load(o, probe_sets(o, real, gbs, dir, !no_rcp.empty() && o.samples <= 0)), build_options(o));
+  const Plan plan = build_plan(load(o, probe_sets(o, real, real_cfg, gbs, dir, !no_rcp.empty() && o.samples <= 0)), build_options(o));
 
   RunOptions ro;
   ro.preflight = o.preflight ? PreflightPolicy::Warn : PreflightPolicy::Off;

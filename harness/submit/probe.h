@@ -9,7 +9,8 @@
 // The probe run: one experiment, open division (it is no result), no cache clear, stopped by its
 // per-run walltime (--seconds). Our trainer is also told to log a point every --steps-per-point steps
 // (eval cadence) for --points points after --warmup, and not to stop at the target; where the RCPs do not
-// apply and no --samples is stated, it keeps the system's target and max_steps, so it stops where it converges.
+// apply and no --samples is stated, it keeps the system's target and max_steps, so it stops where it converges,
+// and logs --points points per interval of the system's own evaluation cadence.
 #pragma once
 #include <map>
 #include <string>
