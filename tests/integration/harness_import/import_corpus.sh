@@ -74,7 +74,7 @@ while IFS= read -r cfg; do
     fi
   elif [ $rc = 2 ] && grep -q ': closed division: ' "$out/import.err"; then
     status=refused
-    detail=$(grep -m1 ': closed division: ' "$out/import.err" | sed -E 's/^[^ ]*: ([a-z_.]+): closed division:.*/\1/')
+    detail=$(grep -m1 ': closed division: ' "$out/import.err" | sed -E 's/^ *[^ ]*: ([a-z_.]+): closed division:.*/\1/')
   else
     detail="import rc $rc: $(grep -m1 . "$out/import.err")"
   fi
