@@ -1,6 +1,8 @@
 // A config's walltimes: the per-run one (WALLTIME_RUNANDTIME, v2.x-v4.x WALLTIME_MINUTES) and the job's
 // (WALLTIME), which is a fixed time (v1.x: one run's job), arithmetic over NEXP (NVIDIA's and HPE's
 // NEXP x WALLTIME_MINUTES + 5) or no limit at all (UNLIMITED). Every row says the value the plan will use.
+#include <stdexcept>
+
 #include "harness/import/import_state.h"
 #include "harness/plan/walltime.h"
 
@@ -17,16 +19,29 @@ bool walltime_follows_nexp(const ImportOptions& o, const std::map<std::string, s
   return !again.exported.count("WALLTIME") || again.exported.at("WALLTIME") != vars.at("WALLTIME");
 }
 
+// UNLIMITED, INFINITE, 0 (a time that is no Slurm time: the plan says so at its key).
+bool no_limit(const std::string& text) {
+  try {
+    return parse_walltime_seconds(text) == 0;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 void import_walltimes(ImportState& s) {
   for (const char* var : {"WALLTIME_RUNANDTIME", "WALLTIME_MINUTES"})
-    if (s.has(var) && !s.rows.count("WALLTIME_RUNANDTIME")) s.map_to(var, "experiment.run_walltime", s.vars.at(var));
+    if (s.has(var) && !s.rows.count("WALLTIME_RUNANDTIME")) {
+      s.map_to(var, "experiment.run_walltime", s.vars.at(var));
+      if (no_limit(s.vars.at(var)))
+        s.rows[var].target += " (no per-run limit; unless WALLTIME gives one, the job's is UNLIMITED too: sbatch --time=UNLIMITED)";
+    }
   if (!s.has("WALLTIME")) return;
   const std::string walltime = s.vars.at("WALLTIME");
   const std::string nexp = s.o.bash.env.at("NEXP");
   const bool per_run = s.rows.count("WALLTIME_RUNANDTIME") || s.rows.count("WALLTIME_MINUTES");
-  if (parse_walltime_seconds(walltime) == 0) {  // UNLIMITED, INFINITE, 0: no limit, and nothing derived
+  if (no_limit(walltime)) {  // UNLIMITED, INFINITE, 0: no limit, and nothing derived
     s.map_to("WALLTIME", "experiment.job_walltime", kNoJobLimit);
     s.rows["WALLTIME"].target += " (no job limit: sbatch --time=UNLIMITED, the partition's longest)";
   } else if (!walltime_follows_nexp(s.o, s.vars)) {

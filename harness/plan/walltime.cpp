@@ -69,12 +69,13 @@ std::string format_walltime(double seconds) {
 
 Walltimes resolve_walltimes(const std::string& run_text, const std::string& job_text, int nexp) {
   // Slurm: 0 and UNLIMITED are no limit. A job given no limit keeps it (sbatch --time=UNLIMITED): nothing is
-  // derived for it from the per-run limit.
+  // derived for it from the per-run limit; runs given no limit make a job of them unlimited too.
   const std::string run = parse_walltime_seconds(run_text) > 0 ? run_text : "";
   const bool job_unlimited = !job_text.empty() && parse_walltime_seconds(job_text) == 0;
+  const bool run_unlimited = !run_text.empty() && parse_walltime_seconds(run_text) == 0;
   const std::string job = parse_walltime_seconds(job_text) > 0 ? job_text : "";
   Walltimes w{run, job, "", ""};
-  if (job_unlimited) {
+  if (job_unlimited || (run_unlimited && job_text.empty())) {
     w.job = kNoJobLimit;
     return w;
   }

@@ -26,8 +26,8 @@ struct Walltimes {
   std::string derived;   // "", "run" or "job": which one the rule gave
   std::string warning;   // both given and the job shorter than the rule asks ("" = fine)
 };
-// Fills the missing one of run/job (texts as written, "" = not given); a job given as no limit (0, UNLIMITED)
-// stays kNoJobLimit and derives nothing. Throws std::invalid_argument
+// Fills the missing one of run/job (texts as written, "" = not given); a job given as no limit (0, UNLIMITED),
+// or not given beside runs given no limit, is kNoJobLimit and derives nothing. Throws std::invalid_argument
 // when job leaves no time for NEXP experiments after the margins.
 Walltimes resolve_walltimes(const std::string& run, const std::string& job, int nexp);
 // How the derived one came about, for the dry-run: "5 + NEXP 10 x (run 8 + 5) minutes" ("" = none derived).

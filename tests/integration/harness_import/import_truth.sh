@@ -165,6 +165,17 @@ wantnot "$WORK/dell50.dry" "\(unbound\)"
 [ "$(json dell50 'sorted({r["binding"]["cpus"] for n in p["nodes"] for r in n["ranks"]})')" = "['']" ] ||
   bad "dell50: ranks bound from an assumed topology: $(json dell50 '[r["binding"]["cpus"] for r in p["nodes"][0]["ranks"]]')"
 
+# ---- 3. Dell v4.1 R760: WALLTIME_MINUTES=UNLIMITED and no WALLTIME: no limit per run, and none for the job ----
+R=$WORK/Dell41/pytorch && impl "$R"
+sed -e 's/^export WALLTIME_RUNANDTIME=.*/export WALLTIME_MINUTES=UNLIMITED/' -e '/^export WALLTIME=/d' "$LC" > "$R/config_R760x2H100NVL-PCIe-94GB.sh"
+import r760 "$R/config_R760x2H100NVL-PCIe-94GB.sh" "${data[@]}" --submitter Dell --set nodes.gpus_per_node=2 \
+  --set "topology.synthetic=pack:2 numa:1 core:32 pu:2" --set "topology.gpu_numa_map=[0,1]" --set topology.assumed=true
+[ $rc = 0 ] || bad "r760: $(cat "$WORK/r760.err")"
+want "$WORK/r760.table" "^  WALLTIME_MINUTES += UNLIMITED +-> experiment.run_walltime \(no per-run limit; unless WALLTIME gives one, the job's is UNLIMITED too"
+dry_run r760
+want "$WORK/r760.dry" "^walltime    per experiment none \(watchdog\), job UNLIMITED \(sbatch --time=UNLIMITED: no limit but the partition's\)$"
+want "$WORK/r760.dry" "^  submit: +sbatch --nodes=1 --time=UNLIMITED "
+
 # ---- 3. HPE: WALLTIME=$(( NEXP x WALLTIME_MINUTES + 5 )): the config's value and the plan's, both said ----
 H=$WORK/HPE/pytorch && impl "$H"
 sed -e 's/^export WALLTIME_RUNANDTIME=.*/export WALLTIME_MINUTES=8/' \
@@ -212,7 +223,7 @@ want "$WORK/local_srun.dry" "^warning     launcher.srun.mpi \($WORK/local_srun.y
 want "$WORK/local_srun.dry" "^data        train_dir .*/data/train, eval_dir .*/data/eval, checkpoint none$"
 
 # every import above: each key its YAML writes has a line of the table that says where it came from
-for n in lenovo lenovo_site lenovo_open dell11 dell50 hpe gb200_given topo_abs; do
+for n in lenovo lenovo_site lenovo_open dell11 dell50 r760 hpe gb200_given topo_abs; do
   python3 "$(dirname "$0")/import_accounted.py" "$WORK/$n.yaml" "$WORK/$n.table" || bad "$n: a key of the YAML the table does not account for"
 done
 

@@ -113,6 +113,11 @@ TEST_CASE("walltime: a job given no limit (UNLIMITED, any case) keeps it beside 
   const Walltimes w = resolve_walltimes("12", "UNLIMITED", 10);
   CHECK(w.job == "UNLIMITED");
   CHECK(w.derived.empty());
+  // runs given no limit (Dell v4.1: WALLTIME_MINUTES=UNLIMITED, no WALLTIME): the job has none either
+  Plan p = plan_of(kSlurm, {"experiment.run_walltime=UNLIMITED"});
+  CHECK(p.experiment.run_walltime == "");
+  CHECK(p.experiment.job_walltime == "UNLIMITED");
+  CHECK(p.submit.shell() == "sbatch --nodes=2 --time=UNLIMITED slurm/run.sub w.yaml");
 }
 
 TEST_CASE("walltime: a per-run limit no run can finish in: refused in the closed division, a warning in the open") {
