@@ -58,7 +58,7 @@ want "$WORK/lenovo_none.err" "^  benchmark.data.checkpoint: CHECKPOINTDIR_PHASE1
 wantnot "$WORK/lenovo_none.err" "NVIDIA"
 BERT_SUBMITTER=Lenovo import lenovo_none "$LC" "${data[@]}"  # given: written, the partial one gone
 [ $rc = 0 ] && [ -e "$WORK/lenovo_none.yaml" ] && [ ! -e "$WORK/lenovo_none.yaml.partial" ] ||
-  bad "lenovo_none again: exit $rc, $(ls "$WORK" | grep lenovo_none)"
+  bad "lenovo_none again: exit $rc, $(echo "$WORK"/lenovo_none.*)"
 # the site's default, then --submitter over it: the plan's organization everywhere
 BERT_SUBMITTER="Lenovo" import lenovo_site "$LC" "${data[@]}"
 [ $rc = 0 ] || bad "lenovo_site: $(cat "$WORK/lenovo_site.err")"
