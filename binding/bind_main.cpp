@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
                  "compare this node with EXPECTED (hwloc XML, or the JSON of --show-topology): PU/core/NUMA counts, "
                  "NUMA CPUs, GPU and NIC PCI bus ids and their NUMA nodes; exit 2 and both descriptions when they differ")
       ->excludes(plan_opt);
-  app.add_flag("--print", print_only, "print what would be done and exit");
+  app.add_flag("--print", print_only, "print what would be done and exit (every rank of the node when no local rank is known)");
   app.add_option("--local-rank", local_rank, "local rank (default: LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK)");
   app.add_option("--node", node, "node index (default: NODE_RANK, SLURM_NODEID, OMPI_COMM_WORLD_NODE_RANK, else 0)");
   try {
@@ -112,7 +112,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (plan_path.empty()) return fail("--plan is required (or --show-topology, --compare-topology)");
-    RankIdentity who = rank_identity(node, local_rank);
+    // --print outside a launched rank (no --local-rank, no launcher variable): every rank of the node.
+    RankIdentity who = rank_identity(node, local_rank, getenv_lookup, !print_only);
+    if (print_only && who.local_rank < 0) {
+      who.local_from = "the plan: every rank of the node; --local-rank N for one";
+      for (const PlannedRank& r : read_planned_node(plan_path, who, this_hostname())) print_plan(r, who, cmd);
+      return 0;
+    }
     PlannedRank r = read_planned_rank(plan_path, who, this_hostname());
     if (print_only) {
       print_plan(r, who, cmd);

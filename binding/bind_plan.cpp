@@ -69,7 +69,7 @@ std::optional<std::string> getenv_lookup(const char* name) {
   return std::string(v);
 }
 
-RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env) {
+RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env, bool need_local) {
   RankIdentity who;
   if (explicit_local >= 0) {
     who.local_rank = explicit_local;
@@ -77,6 +77,8 @@ RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env)
   } else if (auto v = first_set({"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK"}, env)) {
     who.local_from = v->first;
     who.local_rank = v->second;
+  } else if (!need_local) {
+    who.local_rank = -1;
   } else {
     throw UserError("bind", "cannot tell the local rank: none of LOCAL_RANK, SLURM_LOCALID, "
                                "OMPI_COMM_WORLD_LOCAL_RANK is set (or pass --local-rank)");
@@ -94,7 +96,7 @@ RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env)
   return who;
 }
 
-PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& given, const std::string& this_host) {
+std::vector<PlannedRank> read_planned_node(const std::string& plan_path, const RankIdentity& given, const std::string& this_host) {
   std::ifstream in(plan_path);
   if (!in) throw UserError("plan", plan_path + ": cannot open the plan file");
   ojson plan;
@@ -115,22 +117,32 @@ PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& 
                                      std::to_string(nodes.size()) + " node(s)");
     at = "nodes[" + std::to_string(who.node_index) + "]";
     const ojson& node = nodes[static_cast<size_t>(who.node_index)];
+    std::vector<PlannedRank> out;
     at += ".ranks";
+    const std::string ranks_at = at;
     for (const ojson& r : node.at("ranks")) {
-      if (r.at("local_rank").get<int>() != who.local_rank) continue;
-      at += "[local_rank=" + std::to_string(who.local_rank) + "]";
-      PlannedRank out;
-      static_cast<RankPlan&>(out) = r.get<RankPlan>();
-      out.node_index = who.node_index;
-      out.node_from = who.node_from;
-      out.hostname = node.value("hostname", "");
-      return out;
+      at = ranks_at + "[local_rank=" + std::to_string(r.at("local_rank").get<int>()) + "]";
+      PlannedRank p;
+      static_cast<RankPlan&>(p) = r.get<RankPlan>();
+      p.binding.local_rank = p.local_rank;
+      p.node_index = who.node_index;
+      p.node_from = who.node_from;
+      p.hostname = node.value("hostname", "");
+      out.push_back(std::move(p));
     }
-    throw UserError("plan", plan_path + ": " + at + " has no local rank " + std::to_string(who.local_rank) +
-                                   " (from " + who.local_from + ")");
+    return out;
   } catch (const ojson::exception& e) {
     throw UserError("plan", plan_path + ": " + at + ": " + e.what());
   }
+}
+
+PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& who, const std::string& this_host) {
+  const std::vector<PlannedRank> ranks = read_planned_node(plan_path, who, this_host);
+  for (const PlannedRank& r : ranks)
+    if (r.binding.local_rank == who.local_rank) return r;
+  const std::string node = ranks.empty() ? "nodes[?]" : "nodes[" + std::to_string(ranks.front().node_index) + "]";
+  throw UserError("plan", plan_path + ": " + node + ".ranks has no local rank " + std::to_string(who.local_rank) + " (from " +
+                              who.local_from + ")");
 }
 
 }  // namespace bert::binding

@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "binding/binding.h"
 #include "binding/plan_nodes.h"
@@ -30,13 +31,16 @@ std::optional<std::string> getenv_lookup(const char* name);
 // Local rank from LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK; node from NODE_RANK or
 // SLURM_NODEID. Explicit values (>= 0) win. Open MPI has no node-index variable (its
 // OMPI_COMM_WORLD_NODE_RANK is a per-node process rank), so under mpirun the node is found in the plan.
-// Throws UserError("bind", ...) when no local rank is known or a value is not a number.
-RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env = getenv_lookup);
+// Throws UserError("bind", ...) when no local rank is known (unless `need_local` is false: local_rank -1)
+// or a value is not a number.
+RankIdentity rank_identity(int explicit_node, int explicit_local, EnvLookup env = getenv_lookup, bool need_local = true);
 
 // Reads the plan file and returns nodes[node].ranks[local_rank], the node being who.node_index, else
 // the plan node whose hostname is `this_host` (full or short name), else who.world_node, else 0.
 // Throws UserError("plan", ...) naming the file and the missing/bad part.
 PlannedRank read_planned_rank(const std::string& plan_path, const RankIdentity& who, const std::string& this_host = "");
+// Every rank of that node (who.local_rank is not used), in the plan's order.
+std::vector<PlannedRank> read_planned_node(const std::string& plan_path, const RankIdentity& who, const std::string& this_host = "");
 
 // gethostname(), "" when unknown.
 std::string this_hostname();

@@ -32,6 +32,7 @@ int run_check(const CheckArgs& a) {
     po.rcp_bert_train_samples = a.bert_train_samples;
     po.werror = a.werror;
     PackageVerdict v = check_package(a.path, po);
+    if (a.quiet) v.warnings.clear();  // the package's warnings too (they never fail it)
     std::cout << (a.json_out ? to_json(v).dump(2) + "\n" : format_report(v));
     return v.passed ? 0 : 1;
   }
@@ -90,12 +91,15 @@ void register_check_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--json", args->json_out, "machine-readable verdicts");
   cmd->add_flag("--werror", args->werror, "treat warnings as errors");
-  cmd->add_flag("--quiet", args->quiet, "suppress warnings");
+  cmd->add_flag("--quiet", args->quiet, "suppress warnings (a failing log's messages still print, as the official checker's)");
   cmd->add_flag("--package", args->package, "package checks on PATH (implied when PATH has systems/ and results/)");
   cmd->add_flag("--rcp-bypass", args->rcp_bypass, "with --package: do not fail on the RCP check");
   cmd->add_flag("--seed-checker-bypass", args->seed_bypass, "with --package: skip the seed check");
   cmd->add_flag("--rcp-bert-train-samples", args->bert_train_samples,
                 "with --package: RCP uses the train_samples line as samples to converge");
+  cmd->footer("Exit codes: 0 every log passes (a package: the package check finds no error); 1 a log fails or the package "
+              "check finds an error (each is reported on stdout); 2 bad input: no such path, an unknown --ruleset, an "
+              "unreadable file (one line on stderr).");
   cmd->callback([args] {
     int rc = 2;
     try {

@@ -331,6 +331,13 @@ Loc Config::item_loc(const std::string& path, size_t index) const {
   return loc(path);
 }
 
+Loc Config::item_loc(const std::string& path, const std::string& name) const {
+  if (const Tree* t = leaf(path))
+    for (const auto& [k, v] : t->map)
+      if (k == name) return v.loc;
+  return loc(path);
+}
+
 void Config::fail(const std::string& path, const std::string& msg) const {
   Loc where = loc(path);
   if (where.line == 0 && where.file == file_) where.line = where.col = 1;  // a default: point at the file

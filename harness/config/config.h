@@ -39,6 +39,7 @@ class Config {
 
   Loc loc(const std::string& path) const;             // the value's position (file start for defaults)
   Loc item_loc(const std::string& path, size_t index) const;  // a list item's position
+  Loc item_loc(const std::string& path, const std::string& name) const;  // a map item's (trainer.env NAME)
   // Throws a UserError at `path`'s place (file:1:1 when the value is a default).
   [[noreturn]] void fail(const std::string& path, const std::string& msg) const;
   // A path value: relative to its YAML file when written there; as given from the environment or --set.

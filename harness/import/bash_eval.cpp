@@ -15,8 +15,11 @@ namespace {
 
 // Runs in the scratch folder: sources the given files in order; every failing command (ERR, also inside
 // sourced files and functions) is recorded as rc<TAB>file<TAB>line<TAB>command; a bare REDACTED line
-// (redacted public configs) is recorded apart. Exported variables are dumped NUL-separated at the end.
+// (redacted public configs) is recorded apart; an `exit` records its file, line and status before it ends
+// the shell. Exported variables are dumped NUL-separated at the end.
 constexpr const char* kWrapper = R"(out=$1; shift
+__harness_exit_file=$out/exit
+exit() { printf '%s\t%s\t%s\n' "${BASH_SOURCE[1]}" "${BASH_LINENO[0]}" "${1:-$?}" > "$__harness_exit_file"; builtin exit "$@"; }
 set -o errtrace
 trap '__rc=$?; if [ "$BASH_COMMAND" = REDACTED ]; then printf "%s:%s: REDACTED\n" "${BASH_SOURCE[0]}" "$LINENO" >> "$out/redacted"; else printf "%s\t%s\t%s\t%s\n" "$__rc" "${BASH_SOURCE[0]}" "$LINENO" "$BASH_COMMAND" >> "$out/errors"; fi' ERR
 for __f in "$@"; do source "$__f"; done
@@ -145,6 +148,26 @@ BashEvalResult bash_eval(const std::string& config, const BashEvalOptions& opts)
     r.ignored_lines.push_back(l);
   }
 
+  if (!fs::exists(out / "env") && fs::exists(out / "exit")) {  // the config (or a file it sources) ran `exit`
+    std::vector<std::string> f;
+    std::stringstream ls(slurp(out / "exit"));
+    for (std::string part; std::getline(ls, part, '\t');) f.push_back(part);
+    if (f.size() >= 3) {
+      std::string file = original(f[0]);
+      if (file.rfind("./", 0) == 0) file.erase(0, 2);
+      const fs::path shown = fs::path(file).is_absolute() ? fs::path(file) : folder / file;
+      int line = 0;
+      try {
+        line = std::stoi(f[1]);
+      } catch (const std::exception&) {
+      }
+      while (!f[2].empty() && f[2].back() == '\n') f[2].pop_back();
+      throw UserError(Loc{shown.string(), line, 0}, "", "`exit " + f[2] + "` ends the shell that sources the config, before it "
+                                                           "has set everything (a config sourced by run.sub must not exit; " +
+                                                           "--env NAME=VALUE gives what its test wants)" +
+                                                           (r.stderr_text.empty() ? "" : ": " + r.stderr_text.substr(0, 400)));
+    }
+  }
   if (!fs::exists(out / "env")) {
     std::string why = c.describe();
     throw UserError(at_config, "", "sourcing it ended the shell (" + why + ")" +

@@ -17,7 +17,8 @@ struct ImportOptions {
   std::string launcher_script;        // Samsung-style launcher holding hosts=(...) and NGPU ("" = run_multinode.sh if there)
   std::string systems_dir;            // the shipped systems/ (bases are extended from there)
   std::string output;                 // where the YAML goes ("" = stdout); extends is relative to it
-  std::string submitter;              // system.submitter ("" = the base's, if any)
+  std::string submitter;              // system.submitter ("" = none given: a closed import lacks it)
+  std::string submitter_from;         // where it came from, for the table ("--submitter", "BERT_SUBMITTER")
   std::string division;               // experiment.division: closed | open ("" = the base's)
   std::string topology;               // hwloc XML of the real node ("" = the base's, or assumed from the variables)
   std::vector<std::string> sets;      // key.path=value written into the YAML last (as harness run --set)
@@ -30,16 +31,29 @@ struct ImportRow {
   std::string target;                 // the key (mapped, passed) or the reason (ignored)
 };
 
+// A key the imported YAML cannot plan without, and what gives it (--submitter ORG, --env NAME=DIR, ...).
+struct MissingItem {
+  std::string key, why;
+  std::string stand_in;  // a value the plan can take in its place to find what else is wrong ("" = none can)
+};
+
 struct ImportResult {
-  std::string yaml;
+  std::string yaml;                   // for ImportOptions::output (relative paths from its folder)
+  std::string yaml_for_plan;          // the same with extends and --topology absolute: plans from any folder
   std::string profile, profile_why;   // which implementation's conventions, and which file said so
   std::vector<std::string> warnings;  // e.g. the launch was guessed
   std::vector<ImportRow> rows;        // in variable order
   std::vector<std::string> notes;
+  std::vector<std::string> origins;   // values not from the config: "KEY: from ..." (base, profile, default)
+  std::vector<MissingItem> missing;   // the YAML does not plan until these are given
 };
 
-// Throws UserError (file:line for bash errors, the variable for a value that cannot be mapped).
+// Throws UserError (file:line for bash errors, the variable for a value that cannot be mapped). What the
+// YAML lacks to plan is in `missing` (all of it, not the first), not thrown.
 ImportResult import_config(const ImportOptions& opts);
+
+// "  KEY: WHY" per missing item, for the error that lists them all.
+std::string missing_lines(const ImportResult& r);
 
 // What the plan made of the node, to hold the config's topology variables against.
 struct NodeFacts {
@@ -49,7 +63,8 @@ struct NodeFacts {
 // One warning per topology variable (DGXNSOCKET, DGXSOCKETCORES, DGXHT, DGXNGPU) the node contradicts.
 std::vector<std::string> topology_contradictions(const ImportResult& r, const NodeFacts& node);
 
-// The table `harness import` prints: one line per variable, grouped mapped / passed through / ignored.
+// The table `harness import` prints: one line per variable, grouped mapped / passed through / ignored,
+// then where every value the config did not give comes from, the notes and the warnings.
 std::string import_table(const ImportResult& r);
 
 }  // namespace bert::harness

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "harness/config/schema.h"
 #include "slurm/hostlist.h"
 
 namespace bert::harness {
@@ -29,6 +30,17 @@ const Launcher& find_launcher(std::string_view name) {
     known += (known.empty() ? "" : ", ") + std::string(l->name());
   }
   throw UserError("launcher.type", "unknown launcher '" + std::string(name) + "' (known: " + known + ")");
+}
+
+std::vector<std::string> unused_launcher_keys(const Config& cfg, std::string_view type) {
+  std::vector<std::string> out;
+  for (const Launcher* l : all()) {
+    if (type == l->name()) continue;
+    const std::string group = "launcher." + std::string(l->name()) + ".";
+    for (const SchemaEntry& e : schema())
+      if (e.path.starts_with(group) && cfg.given(e.path)) out.push_back(e.path);
+  }
+  return out;
 }
 
 std::vector<std::string> launcher_names() {

@@ -143,6 +143,9 @@ std::string host_name_problem(const std::string& host);
 // naming the known ones.
 const Launcher& find_launcher(std::string_view name);
 std::vector<std::string> launcher_names();  // the implemented launchers' words
+// The launcher.<other>.* keys the system gives for a launcher it does not use (launcher.srun.mpi with
+// launcher.type local): keys nothing reads.
+std::vector<std::string> unused_launcher_keys(const Config& cfg, std::string_view type);
 
 // For implementations: inside a Slurm allocation its nodes (SLURM_JOB_NODELIST) less the excluded ones,
 // else []; an allocation that leaves another number than req.count (or fewer than req.min_count) is a

@@ -218,11 +218,15 @@ void read_probe(Plan& plan, double global_batch) {
     return;
   }
   if (!plan.probe) return;
-  plan.probe_file = path;
   const ProbeProjection& p = *plan.probe;
-  if (p.config_name != plan.config_name || p.world_size != plan.world_size || p.global_batch != global_batch)
+  if (p.config_name != plan.config_name || p.world_size != plan.world_size || p.global_batch != global_batch) {
     plan.warnings.push_back(path + " was measured for " + p.config_name + " (" + std::to_string(p.world_size) +
-                            " ranks, global batch " + fmt::format("{:g}", p.global_batch) + "), not this plan: probe again");
+                            " ranks, global batch " + fmt::format("{:g}", p.global_batch) +
+                            "), not this plan: its projection is not shown; probe again");
+    plan.probe.reset();  // another plan's numbers are never this one's projection
+    return;
+  }
+  plan.probe_file = path;
 }
 
 // references.<figure>: the ones given, in the table's order; a tolerance alone refers to nothing.
@@ -243,6 +247,8 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   plan.source = opts.source;
   set_identity(plan, cfg);
   const Launcher& launcher = guarded(cfg, [&]() -> const Launcher& { return find_launcher(plan.launcher); });
+  for (const std::string& key : unused_launcher_keys(cfg, plan.launcher))
+    plan.warnings.push_back(key + " (" + cfg.loc(key).str() + ") is ignored: launcher.type is " + plan.launcher);
   NodeLayout layout = plan_node_layout(cfg);
   plan.ranks_per_node = static_cast<int>(layout.ranks.size());
   plan.binding = {cfg.str("binding.cpu"), cfg.str("binding.mem"), binding::to_string(layout.unit), BindingApply::Bind,
@@ -269,6 +275,16 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   }
   ctx.job.master_port = std::to_string(cfg.integer("launcher.master_port"));
   add_nodes(plan, layout, launcher, ctx.job);
+  // An assumed topology (harness import: a node no base describes) knows each node's GPUs, not which CPUs and
+  // memory are near them: no rank gets a CPU or memory binding made up from it.
+  plan.topology_assumed = cfg.flag("topology.assumed");
+  if (plan.topology_assumed)
+    for (NodePlan& n : plan.nodes)
+      for (RankPlan& r : n.ranks) {
+        r.binding.cpus.clear();
+        r.binding.mems.clear();
+        r.binding.numa_node = -1;
+      }
   for (const auto& [k, v] : cfg.string_map("env")) plan.env[k] = v;
   ctx.job.env = plan.env;
   add_nic_env(plan, layout, launcher, setting(cfg, "binding.apply", kBindingApplyNames));
@@ -293,7 +309,6 @@ Plan build_plan(const Config& cfg, const BuildOptions& opts) {
   if (launcher.starts_each_rank()) plan.rendezvous_dir = plan.experiment.output_dir + "/rendezvous";
 
   if (cfg.flag("topology.compare")) plan.host_bind = host_tool(opts.bin_dir, "bind");
-  plan.topology_assumed = cfg.flag("topology.assumed");
   if (plan.topology_assumed && !cfg.given("topology.xml") && !cfg.given("topology.synthetic"))
     cfg.fail("topology.assumed", "an assumed topology needs topology.synthetic (or topology.xml): what is assumed");
   ctx.bin_dir = opts.bin_dir;

@@ -28,6 +28,10 @@ struct RunTimeFloor {
 };
 RunTimeFloor run_time_floor(const Config& cfg, double global_batch, int world_size);
 
+// Why the BERT RCPs say nothing about the samples this system trains to its target ("" = they do: BERT-Large
+// against the closed division's target 0.720), e.g. "benchmark.model tiny, not BERT-Large (large)".
+std::string rcp_does_not_apply(const Config& cfg);
+
 struct RcpOutlook {
   bool submittable = false;  // an exact or interpolated RCP exists (or a smaller batch compares with the smallest)
   std::string text;          // the dry-run's line, with the numbers

@@ -1,5 +1,6 @@
 #include "harness/plan/launch_commands.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "harness/plan/external_trainer.h"
@@ -144,6 +145,17 @@ void add_commands(Plan& plan, const Config& cfg, const LaunchContext& ctx_in) {
                                     {{"nodes.gpus_per_node", std::to_string(ctx.job.gpus_per_node)},
                                      {"system.config_name", plan.config_name}},
                                     plan.experiment.nexp);
+    // The rendezvous is the launch's: said once, in launcher.master_*, never also in trainer.env.
+    for (const auto& [name, value] : cfg.string_map("trainer.env")) {
+      const Loc at = cfg.item_loc("trainer.env", name);
+      if (name == prof.master_port_env)
+        throw UserError(at, "trainer.env." + name, value + ", but the launch gives every rank " + name + "=" + ctx.job.master_port +
+                                                       " (launcher.master_port): write launcher.master_port: " + value + " instead");
+      if (std::find(prof.master_addr_env.begin(), prof.master_addr_env.end(), name) != prof.master_addr_env.end())
+        throw UserError(at, "trainer.env." + name, value + ", but the launch gives every rank the job's first node (or "
+                                                       "launcher.master_addr) as its rendezvous host: write launcher.master_addr: " +
+                                                       value + " to pin one");
+    }
     if (!ctx.job.hosts.master_addr.empty())
       for (const std::string& name : prof.master_addr_env) plan.trainer.env[name] = ctx.job.hosts.master_addr;
     if (!prof.master_port_env.empty()) plan.trainer.env[prof.master_port_env] = ctx.job.master_port;

@@ -31,7 +31,8 @@ std::string nics_cell(const binding::RankBinding& b) {
   return s.empty() ? "-" : s + " (" + b.nic_locality + ")";
 }
 
-void print_node(const NodePlan& node, size_t index, std::string& out) {
+// `unknown`: the topology is assumed, so no rank has a CPU or memory binding (see build_plan).
+void print_node(const NodePlan& node, size_t index, bool unknown, std::string& out) {
   bool nics = false;
   for (const RankPlan& r : node.ranks) nics = nics || !r.binding.nics.empty();
   out += fmt::format("node {} ({})\n", index, node.hostname);
@@ -40,11 +41,12 @@ void print_node(const NodePlan& node, size_t index, std::string& out) {
   out += head + "\n";
   for (const RankPlan& r : node.ranks) {
     const auto& b = r.binding;
-    std::string mems = b.mems.empty() ? "(unbound)" : b.mems;
+    const std::string none = unknown ? "(unknown)" : "(unbound)";
+    std::string mems = b.mems.empty() ? none : b.mems;
     if (nics) mems = fmt::format("{:<5} {}", mems, nics_cell(b));
     out += fmt::format("  {:>5} {:>7} {:>4}  {:<13} {:>5}  {:<24} {}\n", r.local_rank, r.global_rank,
                        b.gpu < 0 ? std::string("-") : std::to_string(b.gpu), b.gpu_busid.empty() ? "-" : b.gpu_busid,
-                       b.numa_node < 0 ? std::string("-") : std::to_string(b.numa_node), b.cpus.empty() ? "(unbound)" : b.cpus,
+                       b.numa_node < 0 ? std::string(unknown ? "?" : "-") : std::to_string(b.numa_node), b.cpus.empty() ? none : b.cpus,
                        mems);
   }
 }
@@ -57,10 +59,12 @@ std::string walltime_line(const ExperimentPlan& e) {
     const std::string as_read = format_walltime(parse_walltime_seconds(t));
     return as_read == t ? t : t + " (" + (as_read.find(':') == std::string::npos ? as_read + " min" : as_read) + ")";
   };
+  const std::string job = is_unlimited_walltime(e.job_walltime)
+                              ? e.job_walltime + " (sbatch --time=" + e.job_walltime + ": no limit but the partition's)"
+                              : shown(e.job_walltime) + " (sbatch --time)";
   const std::string rule = walltime_rule({e.run_walltime, e.job_walltime, e.walltime_derived, ""}, e.nexp);
-  return fmt::format("walltime    per experiment {} (watchdog){}, job {} (sbatch --time){}\n", shown(e.run_walltime),
-                     e.walltime_derived == "run" ? " = " + rule : "", shown(e.job_walltime),
-                     e.walltime_derived == "job" ? " = " + rule : "");
+  return fmt::format("walltime    per experiment {} (watchdog){}, job {}{}\n", shown(e.run_walltime),
+                     e.walltime_derived == "run" ? " = " + rule : "", job, e.walltime_derived == "job" ? " = " + rule : "");
 }
 
 }  // namespace
@@ -71,9 +75,13 @@ std::string probe_lines(const ProbeProjection& pr, const std::string& file) {
                                 "eval {:.1f} s\n", pr.measured_at, file, pr.samples_per_s, pr.measured,
                                 pr.method == "points" ? "intervals" : "throughput values", pr.dropped, pr.init_s, pr.eval_s);
   if (pr.rcp.empty()) return out + "            no projection: " + pr.note + "\n";
-  out += fmt::format("            time to train {:.1f} min projected at the RCP mean {:.0f} samples ({}); slowest reference "
-                     "run {:.0f} samples: {:.1f} min\n", pr.projected_minutes, pr.rcp_mean_samples, pr.rcp,
-                     pr.rcp_max_samples, pr.slowest_minutes);
+  if (pr.basis == "rcp")
+    out += fmt::format("            time to train {:.1f} min projected at the RCP mean {:.0f} samples ({}); slowest reference "
+                       "run {:.0f} samples: {:.1f} min\n", pr.projected_minutes, pr.rcp_mean_samples, pr.rcp,
+                       pr.rcp_max_samples, pr.slowest_minutes);
+  else
+    out += fmt::format("            time to train {:.1f} min projected at {:.0f} samples to target {:g} ({}: {})\n",
+                       pr.projected_minutes, pr.rcp_mean_samples, pr.target, pr.basis, pr.rcp);
   out += fmt::format("            walltime per run {} = (init + slowest) x {:.2f} (margin {:.0f} %), job {} for NEXP {}\n",
                      pr.run_walltime, 1 + pr.margin, pr.margin * 100, pr.job_walltime, pr.nexp);
   std::string sets;
@@ -98,8 +106,9 @@ void print_dry_run(const Plan& p, std::ostream& os) {
                      p.topology_assumed ? "assumed " : "", t.source, t.packages, t.cores, t.pus, t.numa.size(), t.gpus.size(),
                      nics.empty() ? "" : fmt::format(", {} NIC(s): {}", t.nics.size(), nics));
   if (p.topology_assumed)
-    out += "            (assumed from the config's variables, not read from any node: the CPU binding below is a sketch; "
-           "the preflight checks each node's GPU count; give topology.xml of the real node to pin it)\n";
+    out += "            (assumed from the config's variables, not read from any node: which CPUs and memory are near each GPU "
+           "is unknown, so no rank is bound to any (the table says unknown); the preflight checks each node's GPU count; "
+           "give topology.xml of the real node to bind)\n";
   out += fmt::format("cpus        allowed {}, reserved {}\n", t.allowed_cpus.empty() ? "(none)" : t.allowed_cpus,
                      t.reserved_cpus.empty() ? "none" : t.reserved_cpus);
   out += fmt::format("binding     cpu {}, mem {}, unit {}{}\n", p.binding.cpu, p.binding.mem, p.binding.unit,
@@ -154,7 +163,7 @@ void print_dry_run(const Plan& p, std::ostream& os) {
 
   size_t i = 0;
   while (i < p.nodes.size()) {
-    print_node(p.nodes[i], i, out);
+    print_node(p.nodes[i], i, p.topology_assumed, out);
     size_t j = i + 1;
     while (j < p.nodes.size() && same_binding(p.nodes[i], p.nodes[j])) ++j;
     if (j > i + 1) {

@@ -12,6 +12,14 @@ std::string trainer_dry_run_lines(const Plan& p) {
     if (!p.launch.cwd.empty()) out += fmt::format("trainer cwd {}\n", p.launch.cwd);
     out += fmt::format("per run     {}=<the run's seed>, {}=<1..{}>\n", t.seed_env, t.experiment_env, p.experiment.nexp);
     for (const auto& [k, v] : p.trainer.env) out += fmt::format("trainer env {}={}\n", k, v);
+  } else {  // what our trainer reads, as it sees the paths (inside a container: the mounts)
+    auto path = [&](const char* group, const char* key) {
+      const auto& tc = p.trainer_config;
+      const bool set = tc.contains(group) && tc[group].contains(key) && tc[group][key].is_string() && !tc[group][key].get<std::string>().empty();
+      return set ? tc[group][key].get<std::string>() : std::string("none");
+    };
+    out += fmt::format("data        train_dir {}, eval_dir {}, checkpoint {}\n", path("data", "train_dir"), path("data", "eval_file"),
+                       path("model", "init_checkpoint"));
   }
   if (p.binding.apply == BindingApply::Launcher)
     out += fmt::format("binding by  the launcher's own mechanism ({}; see the launch line{})\n", p.launcher,

@@ -14,7 +14,8 @@ ojson ProbeProjection::to_json() const {
                {"log", log},                   {"method", method},
                {"samples_per_s", samples_per_s}, {"measured", measured},
                {"dropped", dropped},           {"init_s", init_s},
-               {"eval_s", eval_s},             {"rcp", rcp},
+               {"eval_s", eval_s},             {"basis", basis},
+               {"target", target},             {"rcp", rcp},
                {"rcp_mean_samples", rcp_mean_samples}, {"rcp_max_samples", rcp_max_samples},
                {"eval_start", eval_start},     {"eval_interval", eval_interval},
                {"projected_minutes", projected_minutes}, {"slowest_minutes", slowest_minutes},
@@ -36,6 +37,8 @@ ProbeProjection ProbeProjection::from_json(const ojson& j) {
   j.at("dropped").get_to(p.dropped);
   j.at("init_s").get_to(p.init_s);
   j.at("eval_s").get_to(p.eval_s);
+  p.basis = j.value("basis", j.at("rcp").get<std::string>().empty() ? "" : "rcp");  // optional: probes before it
+  p.target = j.value("target", 0.0);
   j.at("rcp").get_to(p.rcp);
   j.at("rcp_mean_samples").get_to(p.rcp_mean_samples);
   j.at("rcp_max_samples").get_to(p.rcp_max_samples);

@@ -1,6 +1,7 @@
 // The last `harness probe` of a system (harness/submit/probe.cpp writes it to
 // <experiment.output_dir>/probe/probe.json): the throughput it measured and the walltimes it projects
-// from the RCP. build_plan reads it back so the dry-run shows it (Plan::probe).
+// from the samples this system trains (the RCP for BERT-Large against the closed target; else measured or
+// stated). build_plan reads it back so the dry-run shows it (Plan::probe), only for the plan it was made for.
 #pragma once
 #include <optional>
 #include <string>
@@ -21,8 +22,13 @@ struct ProbeProjection {
   int measured = 0, dropped = 0;    // intervals or values used, warm-up ones left out
   double init_s = 0;                // init_start -> run_start
   double eval_s = 0;                // one evaluation
-  std::string rcp;                  // which RCP, in words ("" = none for this batch: no projection)
-  double rcp_mean_samples = 0, rcp_max_samples = 0;
+  std::string basis;                // where the samples to train come from: "rcp" (BERT-Large, the closed target),
+                                    // "measured" (the probe run reached the system's own target), "stated"
+                                    // (--samples); "" = none: no projection (note says why)
+  double target = 0;                // the accuracy those samples reach
+  std::string rcp;                  // the basis in words: which RCP, or the measured/stated samples ("" = none)
+  double rcp_mean_samples = 0, rcp_max_samples = 0;  // samples to train: typical and slowest (one number when
+                                                     // measured or stated)
   long long eval_start = 0, eval_interval = 0;  // the system's cadence (samples)
   double projected_minutes = 0;     // run_start -> run_stop at the RCP mean, evaluations included
   double slowest_minutes = 0;       // at the slowest reference run (the RCP's largest samples)

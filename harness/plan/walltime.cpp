@@ -37,7 +37,12 @@ std::vector<double> numbers(const std::string& text, const std::string& whole) {
 
 }  // namespace
 
-bool is_unlimited_walltime(const std::string& text) { return text == "UNLIMITED" || text == "INFINITE"; }
+// Slurm's words for no limit (time_str2mins: any case, and -1).
+bool is_unlimited_walltime(const std::string& text) {
+  std::string up;
+  for (char c : text) up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return up == "UNLIMITED" || up == "INFINITE" || up == "-1";
+}
 
 // Slurm's time_str2secs: "M", "M:S", "H:M:S", "D-H", "D-H:M", "D-H:M:S"; fields are not range-checked.
 double parse_walltime_seconds(const std::string& text) {
@@ -63,10 +68,17 @@ std::string format_walltime(double seconds) {
 }
 
 Walltimes resolve_walltimes(const std::string& run_text, const std::string& job_text, int nexp) {
-  // Slurm: 0 and UNLIMITED are no limit.
+  // Slurm: 0 and UNLIMITED are no limit. A job given no limit keeps it (sbatch --time=UNLIMITED): nothing is
+  // derived for it from the per-run limit; runs given no limit make a job of them unlimited too.
   const std::string run = parse_walltime_seconds(run_text) > 0 ? run_text : "";
+  const bool job_unlimited = !job_text.empty() && parse_walltime_seconds(job_text) == 0;
+  const bool run_unlimited = !run_text.empty() && parse_walltime_seconds(run_text) == 0;
   const std::string job = parse_walltime_seconds(job_text) > 0 ? job_text : "";
   Walltimes w{run, job, "", ""};
+  if (job_unlimited || (run_unlimited && job_text.empty())) {
+    w.job = kNoJobLimit;
+    return w;
+  }
   const double run_s = parse_walltime_seconds(run), job_s = parse_walltime_seconds(job);
   if (run_s > 0 && job_s == 0) {
     w.job = format_walltime(kSetupMarginS + nexp * (run_s + kPerExperimentMarginS));

@@ -19,8 +19,9 @@ struct ProbeCli : CliSubcommand<ProbeCli> {
 
 void register_probe_command(CLI::App& app) {
   ProbeCli& c = ProbeCli::instance();
-  c.cmd = app.add_subcommand("probe", "a short real run: samples/s after warm-up, the projected time to train from the "
-                                      "RCP, the walltimes to set (shown by later --dry-runs)");
+  c.cmd = app.add_subcommand("probe", "a short real run: samples/s after warm-up, the projected time to train (from the RCP "
+                                      "for BERT-Large at the closed target, else measured or --samples), the walltimes to set "
+                                      "(shown by later --dry-runs of this plan)");
   c.cmd->add_option("system", c.opts.system, "system YAML, e.g. systems/local.yaml")->required();
   c.cmd->add_option("--set", c.opts.sets, "override a key, as for harness run (repeatable)")->allow_extra_args(false);
   c.cmd->add_option("--seconds", c.opts.seconds, "walltime of the probe run (default 600)")->check(CLI::Range(10, 86400));
@@ -30,6 +31,9 @@ void register_probe_command(CLI::App& app) {
       ->check(CLI::Range(1, 100000));
   c.cmd->add_option("--margin", c.opts.margin, "per-run walltime margin over init + the slowest RCP run (default 0.25)")
       ->check(CLI::Range(0.0, 10.0));
+  c.cmd->add_option("--samples", c.opts.samples, "samples this system trains to reach its target, stated (instead of the RCP, "
+                                                "which holds for BERT-Large against the closed target only, or of the probe run's own)")
+      ->check(CLI::Range(1.0, 1e12));
   c.cmd->add_flag("--no-preflight", c.no_preflight, "skip the probe run's preflight");
 }
 

@@ -31,7 +31,7 @@ Throughput measure_throughput(std::string_view log_bytes, int warmup) {
   std::vector<Point> points;
   std::vector<double> values, key_values;  // tracked_stats' values; the `throughput` key's (NVIDIA logs both)
   std::vector<std::pair<double, double>> evals;  // (start, stop) ms
-  double init_start = -1, run_start = -1, eval_open = -1;
+  double init_start = -1, run_start = -1, eval_open = -1, last_eval_samples = -1, converged = -1;
   for (const results::LogRecord& r : log.records) {
     const std::string* key = r.key_str();
     if (!key) continue;
@@ -43,10 +43,14 @@ Throughput measure_throughput(std::string_view log_bytes, int warmup) {
     if (*key == "eval_stop" && eval_open >= 0) evals.emplace_back(eval_open, r.timestamp), eval_open = -1;
     if (*key == "tracked_stats" && meta.is_object() && meta.contains("step") && meta["step"].is_number())
       points.push_back({r.timestamp, meta["step"].get<double>()});
+    if (*key == "eval_accuracy" && meta.is_object() && meta.contains("epoch_num") && meta["epoch_num"].is_number())
+      last_eval_samples = meta["epoch_num"].get<double>();
+    if (*key == "run_stop" && meta.is_object() && meta.contains("status") && meta["status"] == "success") converged = last_eval_samples;
     if (*key == "tracked_stats" || *key == "throughput")
       if (auto v = throughput_value(value)) (*key == "tracked_stats" ? values : key_values).push_back(*v);
   }
   Throughput t;
+  t.converged_samples = converged;
   if (init_start >= 0 && run_start >= init_start) t.init_s = (run_start - init_start) / 1000;
   double eval_total = 0;
   for (const auto& [a, b] : evals) eval_total += (b - a) / 1000;

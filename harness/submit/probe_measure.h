@@ -5,7 +5,8 @@
 // - values: otherwise the throughput the lines carry (`tracked_stats` {"throughput"|"seq/sec"|"seq/s"|
 //   "samples/sec": x}, or else NVIDIA's `throughput` key, which repeats them), averaged after the first
 //   `warmup` of them;
-// - evaluations: eval_start -> eval_stop pairs; initialization: init_start -> run_start.
+// - evaluations: eval_start -> eval_stop pairs; initialization: init_start -> run_start;
+// - convergence: a run_stop with status "success" after eval_accuracy lines: the last one's epoch_num.
 #pragma once
 #include <string>
 #include <string_view>
@@ -22,6 +23,8 @@ struct Throughput {
   double eval_s = 0;            // mean seconds of one evaluation (0 = none seen)
   int evals = 0;
   double init_s = -1;           // init_start -> run_start (-1 = not logged)
+  double converged_samples = -1;  // run_stop "success": the last eval_accuracy's epoch_num before it, as the
+                                  // RCP checker counts samples to converge (-1 = the run did not converge)
   std::string why_not;          // when !ok: what the log lacked
 };
 

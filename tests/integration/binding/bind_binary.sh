@@ -43,6 +43,12 @@ expected="bind: node 0 (localhost, from NODE_RANK), local rank 0 (from LOCAL_RAN
   exec: touch $WORK/should-not-exist"
 expect_eq "--print" "$got" "$expected"
 [ -e "$WORK/should-not-exist" ] && fail "--print executed the command"
+# ... and outside a launched rank (the README's `bind --plan output/plan.json --print`): every rank of the node
+got=$(env -u LOCAL_RANK -u SLURM_LOCALID -u OMPI_COMM_WORLD_LOCAL_RANK -u NODE_RANK -u SLURM_NODEID "$BIND" --plan "$WORK/plan.json" --print)
+rc=$?
+expect_eq "--print without a local rank: exit code" "$rc" 0
+echo "$got" | head -1 | grep -q "^bind: node 0 (localhost, from .*), local rank 0 (from the plan: every rank of the node; --local-rank N for one), global rank 0$" ||
+  fail "--print without a local rank: $got"
 
 # 4. a CPU outside the allowed set: exit 2, numactl-like message, command not run
 sed "s/\"cpus\": \"$last\"/\"cpus\": \"$outside\"/" "$WORK/plan.json" > "$WORK/bad.json"

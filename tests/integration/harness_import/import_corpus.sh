@@ -6,7 +6,8 @@
 # GPUs per node, batch per GPU per step, learning rate). One line per config, then a table:
 #   ok       imported and dry-run, the plan agrees with the config
 #   refused  the plan stops at a closed-division rule (the key is shown): a rule the config really breaks
-#   failed   anything else (import or dry-run error, or a plan that disagrees with the config)
+#   failed   anything else (import or dry-run error, a plan that disagrees with the config, or a key of the
+#            YAML whose origin the import table does not give: import_accounted.py)
 # Usage: import_corpus.sh HARNESS [CORPUS_DIR [WORK]] [-- more harness import options]
 # Without a corpus (none given, or BERT_IMPORT_CORPUS unset) it SKIPs (exit 77). The corpus is not part of
 # the repository (the results repositories' code is not ours to commit): lay it out as
@@ -64,7 +65,8 @@ while IFS= read -r cfg; do
   status=failed detail=""
   if [ $rc = 0 ]; then
     if "$HARNESS" run "$out/imported.yaml" --dry-run --json > "$out/plan.json" 2> "$out/dryrun.err"; then
-      if detail=$(python3 "$HERE/import_corpus_check.py" "$out/bash.env" "$out/plan.json" "$out/table.txt"); then
+      if detail=$(python3 "$HERE/import_corpus_check.py" "$out/bash.env" "$out/plan.json" "$out/table.txt") &&
+         detail=$(python3 "$HERE/import_accounted.py" "$out/imported.yaml" "$out/table.txt"); then
         status=ok
       fi
     else
@@ -72,7 +74,7 @@ while IFS= read -r cfg; do
     fi
   elif [ $rc = 2 ] && grep -q ': closed division: ' "$out/import.err"; then
     status=refused
-    detail=$(grep -m1 ': closed division: ' "$out/import.err" | sed -E 's/^[^ ]*: ([a-z_.]+): closed division:.*/\1/')
+    detail=$(grep -m1 ': closed division: ' "$out/import.err" | sed -E 's/^ *[^ ]*: ([a-z_.]+): closed division:.*/\1/')
   else
     detail="import rc $rc: $(grep -m1 . "$out/import.err")"
   fi

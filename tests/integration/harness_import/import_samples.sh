@@ -45,21 +45,21 @@ run_case() {
 }
 
 run_case nvidia_v41_dgxh100 "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" 10 "" \
-  "${data[@]}" CONT=nvcr.io#nvidia/mlperf/bert:ngc23.09
+  "${data[@]}" CONT=nvcr.io#nvidia/mlperf/bert:ngc23.09 -- --submitter NVIDIA
 run_case nvidia_v50_dgxb200 "$S/v5.0/NVIDIA/nyx_n1_ngc25.04_pytorch/config_DGXB200_1x8x48x1_pack.sh" 10 "" \
-  "${data[@]}" CONT=nvcr.io#nvidia/mlperf/bert:ngc25.04
+  "${data[@]}" CONT=nvcr.io#nvidia/mlperf/bert:ngc25.04 -- --submitter NVIDIA
 run_case inventec_p8000 "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/config_P8000H100_1x8x48x1_pack.sh" 10 \
-  "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/env.sh"
+  "$S/v5.0/Inventec/P8000_ngc23.09_pytorch/env.sh" -- --submitter Inventec
 # hardware no shipped base describes (a DGX H100 config under another system name): the node from
 # DGXNSOCKET/DGXSOCKETCORES/DGXHT/DGXNGPU
 U=$WORK/unknown_impl && mkdir -p "$U"
 cp "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_common.sh" "$U/config_XE9680_common.sh"
 sed 's/config_DGXH100_common.sh/config_XE9680_common.sh/' "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" \
   > "$U/config_XE9680_1x8x48x1_pack.sh"
-# no base, so no submitter: a closed-division plan needs one (issue 14)
-expect_plan_error="system.submitter: closed division: the submitting organization is required"
+# no submitter: a closed-division plan needs one (issue 14), and no base names it (issue 48)
+expect_plan_error="system.submitter: the closed division needs the submitting organization"
 run_case unknown_xe9680 "$U/config_XE9680_1x8x48x1_pack.sh" 10 "" "${data[@]}" CONT=registry#bert:1
-grep -qF -- "import again with --submitter ORG" "$WORK/unknown_xe9680/stderr" || { echo "FAIL: no --submitter hint"; fail=1; }
+grep -qF -- "--submitter ORG (or BERT_SUBMITTER=ORG" "$WORK/unknown_xe9680/stderr" || { echo "FAIL: no --submitter hint"; fail=1; }
 # --submitter (and --division) go into the YAML: the same config then plans, and its results name the submitter
 expect_plan_error=""
 run_case unknown_xe9680_submitter "$U/config_XE9680_1x8x48x1_pack.sh" 10 "" "${data[@]}" CONT=registry#bert:1 -- \
@@ -99,10 +99,10 @@ EOP
 # WALLTIME follows NEXP (NEXP * 8 + 5): the per-run limit is WALLTIME_MINUTES, the job's derived from it and
 # NEXP (5 + NEXP x (8 + 5)); MaxQ clocks the per-run time (+10)
 grep -q "run_walltime: 8$" "$WORK/nvidia_v41_dgxh100/imported.yaml" && ! grep -q "job_walltime" "$WORK/nvidia_v41_dgxh100/imported.yaml" &&
-  grep -q "WALLTIME  *= 85  *-> follows NEXP and the per-run limit" "$WORK/nvidia_v41_dgxh100/table.txt" &&
+  grep -q "WALLTIME  *= 85  *-> the config's job limit for NEXP 10 (it follows NEXP); the plan's is 135 = 5 + NEXP 10 x (run 8 + 5)" "$WORK/nvidia_v41_dgxh100/table.txt" &&
   grep -q "job 135 (sbatch --time) = 5 + NEXP 10 x (run 8 + 5) minutes" "$WORK/nvidia_v41_dgxh100/dry-run.txt" ||
   { echo "v4.1: expected run_walltime 8 and the job's 135 derived for NEXP 10"; fail=1; }
-"$HARNESS" import "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" --nexp 2 --maxq \
+"$HARNESS" import "$S/v4.1/NVIDIA/h200_ngc23.09_pytorch/config_DGXH100_1x8x48x1_pack.sh" --nexp 2 --maxq --submitter NVIDIA \
   "${data[@]/#/--env=}" -o "$WORK/maxq.yaml" > /dev/null 2>&1 || fail=1
 grep -q "run_walltime: 18" "$WORK/maxq.yaml" || { echo "--nexp 2 --maxq: expected 18 min per run"; fail=1; }
 
@@ -148,7 +148,7 @@ source $(dirname ${BASH_SOURCE[0]})/../site_common.sh
 mkdir -p ./api_logs
 set +x
 EOC
-"$HARNESS" import "$I/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e \
+"$HARNESS" import "$I/config_DGXA100_1x8x56x1.sh" --env DATADIR_PHASE2=/d/t --env EVALDIR=/d/e --submitter Org \
   -o "$WORK/idioms/out.yaml" > "$WORK/idioms/table.txt" 2> "$WORK/idioms/stderr" || { cat "$WORK/idioms/stderr"; fail=1; }
 for want in "extends: .*common/dgxa100_common.yaml" "config_name: DGXA100_1x8x56x1" "learning_rate: 0.00035" \
              "EXTRA_PARAMS: \"--unpad --cuda_graph_mode 'segmented' \"" "lamb_beta_1: 0.9" "run_walltime: 01:15:00" \

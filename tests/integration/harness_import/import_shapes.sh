@@ -64,7 +64,7 @@ want "$WORK/w70.dry" "srun -l --mpi=none .* ./run_and_time.sh$"
 c=$(make_config wnexp config_DGXA100_1x8x56x1.sh 'export WALLTIME=$(( ${NEXP:-1} * 7 + 5 ))')
 import wnexp "$c"
 [ $rc = 2 ] || bad "wnexp: exit $rc, wanted 2"
-want "$WORK/wnexp.err" "^$WORK/wnexp.yaml:[0-9]+:[0-9]+: experiment.job_walltime: closed division: the per-run limit 2 \(derived: \(job 75 - 5\) / NEXP 10 - 5 minutes\) is shorter than any run can take: at least 2.5 minutes, 24[0-9]{5} samples \(the RCP mean for global batch 448\) at 2000 samples/s on each of 8 rank\(s\)"
+want "$WORK/wnexp.err" "^  $WORK/wnexp.yaml.partial:[0-9]+:[0-9]+: experiment.job_walltime: closed division: the per-run limit 2 \(derived: \(job 75 - 5\) / NEXP 10 - 5 minutes\) is shorter than any run can take: at least 2.5 minutes, 24[0-9]{5} samples \(the RCP mean for global batch 448\) at 2000 samples/s on each of 8 rank\(s\)"
 import wnexp_open "$c" --division open
 [ $rc = 0 ] || bad "wnexp_open: $(cat "$WORK/wnexp_open.err")"
 dry_run wnexp_open
@@ -100,7 +100,7 @@ import gb200_badset "$G/config_GB200_2x4x48x1_pack.sh" --set nodes.gpu=4
 # no GPU count anywhere: one clear error, not this host's GPUs
 sed -i '/DGXNGPU/d' "$G/config_GB200_2x4x48x1_pack.sh" "$G/config_common.sh"
 import gb200_nogpu "$G/config_GB200_2x4x48x1_pack.sh"
-[ $rc = 2 ] && grep -q "^$G/config_GB200_2x4x48x1_pack.sh: DGXNGPU: no GPU count: the config sets no DGXNGPU" "$WORK/gb200_nogpu.err" ||
+[ $rc = 2 ] && grep -q "^  nodes.gpus_per_node: no GPU count: the config sets no DGXNGPU" "$WORK/gb200_nogpu.err" ||
   bad "no DGXNGPU: exit $rc: $(cat "$WORK/gb200_nogpu.err")"
 
 # 4. topology variables that contradict the base (NVIDIA's DGX H100 helper says 64 cores per socket; it has 56)

@@ -35,6 +35,18 @@ grep -q "^closed,Available on-premise,Example,TESTSYS,1,.*,[0-9.]*e*-*[0-9]*," s
 bert=$("$PY" -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(r[0]["bert"])' summary.csv)
 [ -n "$bert" ] || fail "the summarizer gives TESTSYS no bert score"
 
+# harness check of the package: a stray file is a warning; --quiet drops it (issue 48), the verdict stays
+cp -r "$org" quiet && echo notes > quiet/results/TESTSYS/bert/notes.txt
+"$HARNESS" check quiet > stdout 2> stderr
+expect_rc 0 $? "harness check of the package with a stray file"
+expect_grep "^WARNING - Detected .* but some do not conform to naming convention" stdout
+"$HARNESS" check quiet --quiet > stdout 2> stderr
+expect_rc 0 $? "harness check --quiet of the package"
+grep -q "WARNING" stdout && fail "check --quiet printed a warning: $(grep WARNING stdout)"
+expect_grep "PACKAGE CHECKER FOUND NO ERRORS, SUCCESS" stdout
+"$HARNESS" check --help > stdout 2>&1
+expect_grep "Exit codes: 0 every log passes" stdout  # documented where users look
+
 # builtin trainer: git archive of the recorded commit, not the working copy
 git init -q repo && (cd repo && echo committed > code.cpp && git add code.cpp &&
   git -c user.name=t -c user.email=t@t commit -q -m c && echo uncommitted > code.cpp && echo new > extra.cpp)

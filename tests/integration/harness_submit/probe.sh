@@ -2,8 +2,9 @@
 # `harness probe`: (1) a fake external trainer printing NVIDIA-shaped MLLOG lines with known timing gives
 # exactly 2000 samples/s after its warm-up, init 60 s, evals of 5 s, and from the RCP of batch 448 the
 # projection and walltimes worked out by hand below; the dry-run shows them; another batch marks the
-# probe as another shape's. (2) The local recipe through our trainer measures from its tracked_stats
-# points. (3) A run too short to measure: exit 1 with the reason.
+# probe as another shape's and shows none of its projection. (2) The local recipe through our trainer
+# measures from its tracked_stats points and, tiny BERT not being BERT-Large, projects from the samples it
+# took to reach its own target (issue 48). (3) A run too short to measure: exit 1 with the reason.
 source "$(dirname "$0")/lib.sh" "$@"
 cd "$WORK" || exit 1
 
@@ -27,7 +28,8 @@ expect_grep "^            --set experiment.run_walltime=32 --set experiment.job_
 expect_grep "^walltime    per experiment 32 (watchdog), job 375 (sbatch --time)" dry2
 grep -q "^warning .*probe" dry2 && fail "a warning about the probe for its own shape: $(grep warning dry2)"
 "$HARNESS" run nv.yaml --dry-run --set benchmark.batch_size=224 > dry3 2>&1
-expect_grep "probe.json was measured for nv (1 ranks, global batch 448), not this plan: probe again" dry3
+expect_grep "probe.json was measured for nv (1 ranks, global batch 448), not this plan: its projection is not shown; probe again" dry3
+grep -qE "^probe |time to train|experiment.run_walltime=32" dry3 && fail "another plan's probe shown as this one's projection: $(grep -E '^probe ' dry3)"
 "$HARNESS" run nv.yaml --dry-run --json | "$PY" -c 'import json,sys; p=json.load(sys.stdin)["probe"]; assert p["samples_per_s"] == 2000.0, p' ||
   fail "plan.json does not carry the probe"
 
@@ -42,12 +44,20 @@ cd "$SRC" || exit 1
 LOGDIR=$WORK/local "$HARNESS" probe systems/local.yaml --set "topology.synthetic=pack:1 numa:1 core:2 pu:1" \
   --points 3 --steps-per-point 4 --seconds 300 --no-preflight > "$WORK/stdout" 2> "$WORK/stderr"
 expect_rc 0 $? "probe of the local recipe"
-expect_grep "samples/s after warm-up (3 intervals, 1 dropped)" "$WORK/stdout"
-expect_grep "(batch 16 is below the smallest RCP: batch 448's, which the checker compares with)" "$WORK/stdout"
+# tiny BERT to its own target 0.5 (issue 48): not BERT-Large's RCP; the probe run keeps the target and stops
+# where it converges, and that is the projection's number of samples, on the system's cadence (every 1024)
+grep -qE "samples/s after warm-up \([0-9]+ intervals, 1 dropped\)" "$WORK/stdout" || fail "no throughput line: $(cat "$WORK/stdout")"
+grep -qE "time to train [0-9.]+ min projected at [0-9]+ samples to target 0.5 \(measured: the probe run reached target 0.5 at [0-9]+ samples; the system evaluates at 1024 \+ k x 1024" "$WORK/stdout" ||
+  fail "no measured projection: $(cat "$WORK/stdout")"
+grep -q "RCP" "$WORK/stdout" && fail "the local recipe projected from BERT-Large's RCP: $(cat "$WORK/stdout")"
 "$PY" - "$WORK/local/probe/probe.json" <<'PY' || fail "local probe.json"
 import json, sys
 p = json.load(open(sys.argv[1]))
-assert p["method"] == "points" and p["samples_per_s"] > 0 and p["measured"] == 3, p
+assert p["method"] == "points" and p["samples_per_s"] > 0 and p["measured"] >= 3, p
+assert p["basis"] == "measured" and p["target"] == 0.5 and p["rcp_mean_samples"] % 1024 == 0, p
 assert p["run_walltime"] and p["set_lines"][0].startswith("--set experiment.run_walltime="), p
 PY
+# later dry-runs of the same plan show that projection
+LOGDIR=$WORK/local "$HARNESS" run systems/local.yaml --set "topology.synthetic=pack:1 numa:1 core:2 pu:1" --dry-run > "$WORK/local.dry" 2>&1
+grep -qE "^            time to train .* samples to target 0.5 \(measured: " "$WORK/local.dry" || fail "the dry-run does not show it: $(cat "$WORK/local.dry")"
 echo PASS

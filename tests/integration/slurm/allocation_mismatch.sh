@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A Slurm job whose allocation does not match the system: `harness run` of the 1-node local-slurm
 # system inside a 2-node job stops before any step (exit 2, the message names nodes.count and the
-# allocation), and a matching job gets past the check.
+# allocation), and a matching job gets past the check; the plan's submit words for a job given no limit
+# (sbatch --time=UNLIMITED) are taken by Slurm.
 #   allocation_mismatch.sh HARNESS
 set -uo pipefail
 harness=$1
@@ -27,4 +28,11 @@ sbatch --wait -N1 --time=2 -o "$work/one.out" --chdir="$repo" \
 rc=$?
 [ "$rc" = 0 ] || fail "a 1-node job's dry-run exited $rc"
 grep -qE "^node 0 \(node[12]\)" "$work/one.out" || fail "the dry-run inside the job does not name the allocated node"
+# A job given no limit (an imported WALLTIME=UNLIMITED, issue 48): the plan's own submit words, which Slurm takes.
+mapfile -t cmd < <(cd "$repo" && "$harness" run systems/local-slurm.yaml --set experiment.job_walltime=UNLIMITED --submit-command)
+[ "${cmd[*]}" = "sbatch --nodes=1 --time=UNLIMITED slurm/run.sub systems/local-slurm.yaml" ] || fail "submit command: ${cmd[*]}"
+jobid=$(cd "$repo" && "${cmd[0]}" --parsable --wait -o "$work/unlimited.out" "${cmd[@]:1}" --dry-run)
+rc=$?
+[ "$rc" = 0 ] || fail "the job submitted with --time=UNLIMITED exited $rc"
+scontrol show job "$jobid" | grep -q "TimeLimit=UNLIMITED" || fail "job $jobid: $(scontrol show job "$jobid" | grep -o 'TimeLimit=[^ ]*')"
 echo PASS

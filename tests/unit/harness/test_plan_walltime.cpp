@@ -94,8 +94,30 @@ TEST_CASE("walltime: 00:70:00 is 70 minutes; UNLIMITED and 0 are no limit") {
   CHECK(p.experiment.job_walltime == "755");  // 5 + 10 x (70 + 5)
   p = plan_of(kSlurm, {"experiment.run_walltime=UNLIMITED", "experiment.job_walltime=0"});
   CHECK(p.experiment.run_walltime == "");
+  CHECK(p.experiment.job_walltime == "UNLIMITED");
+  CHECK(p.submit.shell() == "sbatch --nodes=2 --time=UNLIMITED slurm/run.sub w.yaml");
+  p = plan_of(kSlurm, {});  // none given: no --time, the partition's default
   CHECK(p.experiment.job_walltime == "");
   CHECK(p.submit.shell() == "sbatch --nodes=2 slurm/run.sub w.yaml");
+}
+
+TEST_CASE("walltime: a job given no limit (UNLIMITED, any case) keeps it beside a per-run limit: nothing derived (issue 48)") {
+  for (const char* word : {"UNLIMITED", "unlimited", "INFINITE", "-1"}) {
+    INFO(word);
+    Plan p = plan_of(kSlurm, {"experiment.run_walltime=12", std::string("experiment.job_walltime=") + word});
+    CHECK(p.experiment.run_walltime == "12");
+    CHECK(p.experiment.job_walltime == "UNLIMITED");
+    CHECK(p.experiment.walltime_derived == "");
+    CHECK(p.submit.shell() == "sbatch --nodes=2 --time=UNLIMITED slurm/run.sub w.yaml");
+  }
+  const Walltimes w = resolve_walltimes("12", "UNLIMITED", 10);
+  CHECK(w.job == "UNLIMITED");
+  CHECK(w.derived.empty());
+  // runs given no limit (Dell v4.1: WALLTIME_MINUTES=UNLIMITED, no WALLTIME): the job has none either
+  Plan p = plan_of(kSlurm, {"experiment.run_walltime=UNLIMITED"});
+  CHECK(p.experiment.run_walltime == "");
+  CHECK(p.experiment.job_walltime == "UNLIMITED");
+  CHECK(p.submit.shell() == "sbatch --nodes=2 --time=UNLIMITED slurm/run.sub w.yaml");
 }
 
 TEST_CASE("walltime: a per-run limit no run can finish in: refused in the closed division, a warning in the open") {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "binding/cpu_list.h"
+#include "harness/config/config.h"
 #include "harness/plan/build_plan.h"
 #include "plan_helpers.h"
 
@@ -31,6 +32,18 @@ TEST_CASE("every shipped system builds a plan") {
     for (size_t i = 0; i < expected.size(); ++i) CHECK(p.warnings[i].find(expected[i]) != std::string::npos);
   }
   CHECK(count >= 14);
+}
+
+TEST_CASE("a shared base describes hardware and settings, never who submits: no systems/common file names a submitter") {
+  int count = 0;
+  for (const auto& e : fs::directory_iterator(std::string(BERT_SOURCE_DIR) + "/systems/common")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++count;
+    INFO(e.path().string());
+    CHECK_FALSE(Config::load(e.path().string()).given("system.submitter"));
+  }
+  CHECK(count >= 6);
+  CHECK(shipped_plan("dgxh100_1x8x48x1_pack.yaml").system_json["submitter"] == "NVIDIA");  // the system file's own
 }
 
 TEST_CASE("DGX A100: every rank's CPUs and memory are on its GPU's NUMA node (3,3,1,1,7,7,5,5)") {
