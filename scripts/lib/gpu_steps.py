@@ -27,7 +27,7 @@ work overlaps our timed runs; our benchmarks (BERT-Large, BENCH_STEPS=20 timed s
 with the profile: ~20 s a mode, ~30 s FP8); the peer's timed steps last (~10 s a mode). Steps the
 deadline cuts are NOT RUN; a second call with BENCH_ONLY='throughput|pytorch' (say) runs those. The
 peer's compile sets the length of a whole call: BENCH_DEADLINE=450 leaves it room
-(trainer/cuda/NOTES.md).
+(trainer/cuda/README.md).
 """
 from dataclasses import dataclass, field
 
