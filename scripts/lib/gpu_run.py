@@ -347,6 +347,11 @@ def run_in(stage_arg, src, out_dir, work, deadline, budget, only):
                   f"{peer['seq_per_s']:.1f} (MFU {peer['mfu']:.3f}), ratio {figures['ratio_seq_per_s']:.2f}"
                   + (f"; device memory in use {ours['device_memory_in_use_gib']:.1f} vs {peer['device_memory_in_use_gib']:.1f} GiB"
                      if "device_memory_in_use_gib" in ours and "device_memory_in_use_gib" in peer else ""))
+        own = figures.get("bert_cuda_own_attention")
+        if ours and own and own.get("seq_per_s"):  # which attention is faster for this mode (issue 44)
+            figures["ratio_default_over_own_attention"] = ours["seq_per_s"] / own["seq_per_s"]
+            print(f"throughput {mode}: attention {ours.get('attention', '?')} {ours['seq_per_s']:.1f} seq/s, our "
+                  f"kernels {own['seq_per_s']:.1f}: ratio {figures['ratio_default_over_own_attention']:.2f}")
     entry["complete"] = True
     write_results(out_dir, entry, work, mpath)
     statuses = [r["status"] for r in entry["tests"] + entry["steps"]]

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "trainer/cuda/attention_choice.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/data_parallel.h"
 #include "trainer/cuda/fp8_gemm.h"
@@ -134,6 +135,8 @@ class CudaBackend final : public TrainBackend {
     opt.accumulation_steps = cfg_.gradient_accumulation_steps;
     limits_ = model_limits(cfg_);
     limits_.fp8 = fp8_options(cfg_);
+    limits_.attention = cuda::attention_choice_from_env();  // UserError naming the variable on a bad value
+    cuda::use_cudnn_attention(limits_.attention);           // and for cudnn in a build without it
     try {
       step_ = std::make_unique<cuda::CudaTrainStep>(ctx.layout, limits_, opt, dp_.get());
     } catch (const model::BatchError& e) {  // a model the kernels do not support
@@ -205,7 +208,8 @@ class CudaBackend final : public TrainBackend {
   std::vector<float> params() override { return step_->model().params(); }
   double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
   std::string describe() const override {
-    return "cuda " + to_string(cfg_.precision) + ", device " + std::to_string(device_) + " (" + device_name_ + ")";
+    return "cuda " + to_string(cfg_.precision) + ", device " + std::to_string(device_) + " (" + device_name_ +
+           "), attention " + (step_->model().cudnn_attention() ? "cudnn" : "own");
   }
 
  private:

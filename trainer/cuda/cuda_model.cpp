@@ -9,6 +9,7 @@
 #include "trainer/cuda/cast.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/cublaslt_context.h"
+#include "trainer/cuda/cudnn_attention.h"
 #include "trainer/cuda/device_batch.h"
 #include "trainer/cuda/device_buffer.h"
 #include "trainer/cuda/dropout.h"
@@ -55,6 +56,7 @@ struct CudaModel::State {
   LtContext lt;  // one cuBLASLt handle and workspace for both GEMM classes
   Gemm gemm{lt};
   std::unique_ptr<Fp8DenseLayers> fp8;  // run.precision fp8 only
+  std::unique_ptr<CudnnAttention> cudnn;  // cuDNN's attention, else ours
 
   Buf<float> w, g;
   Buf<bf16> w16;
@@ -84,6 +86,7 @@ struct CudaModel::State {
     p.G = g.get();
     p.gemm = &gemm;
     p.fp8 = fp8.get();
+    p.cudnn = cudnn.get();
     p.attn = AttentionShape{b.T, b.seq_len, c.heads, b.S, b.max_len};
     p.first = b.first.get();
     p.lens = b.lens.get();
@@ -104,6 +107,7 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
   State& s = *st_;
   const auto& c = s.c;
   if (lim.fp8.enabled) s.fp8 = std::make_unique<Fp8DenseLayers>(layout, s.lt, lim.rows, lim.seq_len, lim.fp8);
+  if (use_cudnn_attention(lim.attention)) s.cudnn = CudnnAttention::create();
   BERT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
 
   const int T = lim.rows * lim.seq_len, H = c.hidden, I = c.intermediate, Sx = lim.max_sequences,
@@ -123,7 +127,7 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
   s.emb_rstd = Buf<float>(T);
   const AttentionShape attn_max{T, lim.seq_len, c.heads, Sx, lim.seq_len};  // the largest batch's attention
   s.layers.resize(static_cast<size_t>(c.layers));
-  for (LayerActs& a : s.layers) a.allocate(c, T, attn_max, s.fp8 != nullptr);
+  for (LayerActs& a : s.layers) a.allocate(c, T, attn_max, s.fp8 != nullptr, s.cudnn != nullptr);
   s.mlm = std::make_unique<Head>(mlm_head_spec(layout), Mx, H);
   s.nsp = std::make_unique<Head>(nsp_head_spec(layout), Sx, H);
 
@@ -132,7 +136,7 @@ CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& li
   g.dpre = Buf<bf16>(sz(T, I));
   g.dqkv = Buf<bf16>(sz(T, 3 * H));
   g.ln_scratch = Buf<float>(layernorm_backward_scratch_floats(std::max(T, Mx), H));
-  g.attn_scratch = Buf<float>(attention_backward_scratch_floats(attn_max));
+  if (!s.cudnn) g.attn_scratch = Buf<float>(attention_backward_scratch_floats(attn_max));
   g.bias_scratch = Buf<float>(static_cast<size_t>(std::max({3 * H, I, mlm_head_spec(layout).ld, 8})));
   s.ba_scratch = Buf<float>(bias_act_backward_scratch_floats(std::max(Mx, Sx), H));
 }
@@ -141,6 +145,7 @@ CudaModel::~CudaModel() {
   if (st_ && st_->stream) cudaStreamDestroy(st_->stream);
 }
 
+bool CudaModel::cudnn_attention() const { return st_->cudnn != nullptr; }
 float* CudaModel::params_f32() { return st_->w.get(); }
 bf16* CudaModel::params_bf16() { return st_->w16.get(); }
 float* CudaModel::grads_f32() { return st_->g.get(); }
@@ -193,7 +198,8 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
     s.fp8->set_recording(training);
     s.fp8->set_timer(timer);
   }
-  const LayerPass pass = s.pass(timer);
+  LayerPass pass = s.pass(timer);
+  pass.training = training;
 
   mark(Op::EmbeddingFwd);
   embedding_forward(EmbeddingInputs{b.ids.get(), b.pos.get(), b.seg.get(), b.mask.get(), T},
@@ -211,6 +217,10 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
   layernorm_forward(ln, st);
   mark(Op::DropoutFwd);
   dropout_apply(s.emb_ln.get(), s.x0.get(), sz(T, H), pass.spec(-1, 0, c.hidden_dropout), st);
+  if (s.cudnn) {  // the batch's sequences as cuDNN's ragged entries, for every layer of this pass and its backward
+    mark(Op::AttentionCudnnFwd);
+    s.cudnn->set_batch(pass.attn, b.first.get(), b.lens.get(), st);
+  }
 
   const bf16* x = s.x0.get();
   for (int l = 0; l < c.layers; ++l) {

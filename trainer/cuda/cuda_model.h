@@ -66,6 +66,8 @@ class CudaModel {
   model::StepStats stats();
   // run.precision fp8: the FP8 dense layers (their scaling state; end_step after each update), else null.
   Fp8DenseLayers* fp8();
+  // Whether attention runs through cuDNN (limits.attention and the build), else our kernels.
+  bool cudnn_attention() const;
 
  private:
   struct State;

@@ -1,5 +1,6 @@
 #include "trainer/cuda/encoder_layer.h"
 
+#include "trainer/cuda/cudnn_attention.h"
 #include "trainer/cuda/fp8_dense.h"
 #include "trainer/cuda/layernorm.h"
 #include "trainer/cuda/op_timer.h"
@@ -30,15 +31,20 @@ uint8_t* ln_keep(const LayerPass& p, DeviceBuffer<uint8_t>& b) {
 
 }  // namespace
 
-void LayerActs::allocate(const model::BertConfig& c, int T, const AttentionShape& attn_max, bool fp8) {
+void LayerActs::allocate(const model::BertConfig& c, int T, const AttentionShape& attn_max, bool fp8, bool cudnn) {
   const int H = c.hidden, I = c.intermediate;
   qkv = DeviceBuffer<bf16>(sz(T, 3 * H));
   for (DeviceBuffer<bf16>* b : {&ctx, &ao, &h1, &fo, &h2}) *b = DeviceBuffer<bf16>(sz(T, H));
   pre = DeviceBuffer<bf16>(sz(T, I));
   if (!fp8) act = DeviceBuffer<bf16>(sz(T, I));  // fp8: the GELU output exists in FP8 only
-  lse = DeviceBuffer<float>(sz(c.heads, T));
-  if (c.attention_dropout > 0.f)  // seq_len % 32 != 0: none, the backward draws the masks again
-    if (const size_t words = attention_keep_words(attn_max)) keep_bits = DeviceBuffer<uint32_t>(words);
+  if (cudnn) {
+    stats = DeviceBuffer<float>(cudnn_attention_stats_floats(attn_max));
+    rng = DeviceBuffer<int64_t>(2);
+  } else {
+    lse = DeviceBuffer<float>(sz(c.heads, T));
+    if (c.attention_dropout > 0.f)  // seq_len % 32 != 0: none, the backward draws the masks again
+      if (const size_t words = attention_keep_words(attn_max)) keep_bits = DeviceBuffer<uint32_t>(words);
+  }
   if (c.hidden_dropout > 0.f)  // hidden % 8 == 0 (layernorm's own limit): whole bytes a row
     for (DeviceBuffer<uint8_t>* b : {&ln_keep1, &ln_keep2}) *b = DeviceBuffer<uint8_t>(sz(T, H) / 8);
   for (DeviceBuffer<float>* b : {&mean1, &rstd1, &mean2, &rstd2}) *b = DeviceBuffer<float>(static_cast<size_t>(T));
@@ -65,10 +71,17 @@ void encoder_layer_forward(const LayerPass& p, int l, const bf16* x, LayerActs& 
   else
     p.gemm->forward(x, P16 + o.q_w, WeightLayout::KernelInOut, P16 + o.q_b, a.qkv.get(), T, H, H, false, nullptr, st,
                     3 * H, qkv_batch(o, H));
-  mark(Op::AttentionFwd);
-  attention_forward(AttentionForwardArgs{p.attn, a.qkv.get(), p.first, p.lens, p.spec(l, 0, pa), a.ctx.get(),
-                                         a.lse.get(), keep_bits(p, a)},
-                    st);
+  if (p.cudnn) {
+    mark(Op::AttentionCudnnFwd);
+    p.cudnn->forward(CudnnForwardArgs{p.attn, a.qkv.get(), p.spec(l, 0, pa), p.training, a.ctx.get(),
+                                      a.stats.get(), a.rng.get()},
+                     st);
+  } else {
+    mark(Op::AttentionFwd);
+    attention_forward(AttentionForwardArgs{p.attn, a.qkv.get(), p.first, p.lens, p.spec(l, 0, pa), a.ctx.get(),
+                                           a.lse.get(), keep_bits(p, a)},
+                      st);
+  }
   mark(Op::AttnOutFwd);
   if (p.fp8)
     p.fp8->attn_out_forward(l, a.ctx.get(), P16, a.ao.get(), T, st);
@@ -185,11 +198,18 @@ void encoder_layer_backward(const LayerPass& p, int l, const bf16* x, LayerActs&
     p.gemm->dense_backward({.x = a.ctx.get(), .dy = g.dao.get(), .w = P16 + o.ao_w, .dx = g.dctx.get(),
                             .dw = G + o.ao_w, .db = G + o.ao_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = H},
                            st);
-  mark(Op::AttentionBwd);
-  attention_backward(AttentionBackwardArgs{p.attn, a.qkv.get(), a.ctx.get(), g.dctx.get(), a.lse.get(), p.first,
-                                           p.lens, p.spec(l, 0, pa), g.dqkv.get(), g.attn_scratch.get(),
-                                           keep_bits(p, a)},
-                     st);
+  if (p.cudnn) {
+    mark(Op::AttentionCudnnBwd);
+    p.cudnn->backward(CudnnBackwardArgs{p.attn, a.qkv.get(), a.ctx.get(), g.dctx.get(), a.stats.get(),
+                                        p.spec(l, 0, pa), a.rng.get(), g.dqkv.get()},
+                      st);
+  } else {
+    mark(Op::AttentionBwd);
+    attention_backward(AttentionBackwardArgs{p.attn, a.qkv.get(), a.ctx.get(), g.dctx.get(), a.lse.get(), p.first,
+                                             p.lens, p.spec(l, 0, pa), g.dqkv.get(), g.attn_scratch.get(),
+                                             keep_bits(p, a)},
+                       st);
+  }
   // Q, K, V (the forward's batch): data gradients summed into the residual gradient
   mark(Op::QkvBwd);
   if (p.fp8)

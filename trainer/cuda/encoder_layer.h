@@ -18,6 +18,7 @@
 
 namespace bert::cuda {
 
+class CudnnAttention;
 class Fp8DenseLayers;
 class OpTimer;
 
@@ -26,9 +27,12 @@ struct LayerActs {
   DeviceBuffer<__nv_bfloat16> qkv, ctx, ao, h1, pre, act, fo, h2;
   DeviceBuffer<float> lse, mean1, rstd1, mean2, rstd2;
   DeviceBuffer<uint32_t> keep_bits;  // attention dropout's keep flags, written by the forward for the backward
+  DeviceBuffer<float> stats;         // cuDNN's attention: its softmax statistics (instead of lse and keep_bits)
+  DeviceBuffer<int64_t> rng;         // cuDNN's attention dropout: its Philox seed and offset
   DeviceBuffer<uint8_t> ln_keep1, ln_keep2;  // the two LayerNorms' hidden-dropout keep flags (1 bit each)
-  // Buffers for `tokens` tokens; attn_max: the largest batch's attention (its keep bits); fp8: no bf16 GELU output.
-  void allocate(const model::BertConfig& c, int tokens, const AttentionShape& attn_max, bool fp8);
+  // Buffers for `tokens` tokens; attn_max: the largest batch's attention (its keep bits or cuDNN's statistics);
+  // fp8: no bf16 GELU output; cudnn: cuDNN's attention runs (its buffers instead of ours).
+  void allocate(const model::BertConfig& c, int tokens, const AttentionShape& attn_max, bool fp8, bool cudnn);
 };
 
 // The gradient buffers every layer's backward reuses ([tokens, hidden] unless said).
@@ -46,10 +50,12 @@ struct LayerPass {
   float* G = nullptr;                  // fp32 gradients (backward)
   Gemm* gemm = nullptr;
   Fp8DenseLayers* fp8 = nullptr;       // run.precision fp8, else null
+  CudnnAttention* cudnn = nullptr;     // cuDNN's attention (its batch set for this pass), else ours
   AttentionShape attn;
   const int32_t* first = nullptr;      // the batch's sequences (device)
   const int32_t* lens = nullptr;
   model::DropoutContext drop;
+  bool training = true;                // a backward may follow (cuDNN's attention keeps its statistics)
   const uint32_t* micro_step_dev = nullptr;  // static shapes: the micro-step on the device
   OpTimer* timer = nullptr;
   cudaStream_t stream = nullptr;

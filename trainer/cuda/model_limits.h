@@ -1,6 +1,7 @@
 // What a CudaModel's buffers are sized for, and how it runs (cuda_model.h).
 #pragma once
 
+#include "trainer/cuda/attention_choice.h"
 #include "trainer/cuda/fp8_options.h"
 
 namespace bert::cuda {
@@ -15,6 +16,8 @@ struct CudaModelLimits {
   // normalisers are read from device memory. Same results as dynamic shapes.
   bool static_shapes = false;
   Fp8Options fp8 = {};  // run.precision fp8: the encoder's dense GEMMs in FP8 (fp8_dense.h)
+  // Which attention kernels: cuDNN's where built (auto), or ours (attention_choice.h)
+  AttentionChoice attention = AttentionChoice::automatic;
 };
 
 }  // namespace bert::cuda

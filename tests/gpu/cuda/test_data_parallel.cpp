@@ -107,7 +107,11 @@ struct Grads {
 // drop_rank: the rank the dropout masks are drawn for (dropout_rng.h puts the rank in the counter).
 Grads grads_of(const Setup& s, const bert::data::Batch& b, DataParallel* dp, uint32_t drop_rank,
                bool snapshot = false) {
-  CudaModel m(s.layout, CudaModelLimits{b.rows, b.seq_len, b.num_sequences, b.num_masked()});
+  CudaModelLimits lim{b.rows, b.seq_len, b.num_sequences, b.num_masked()};
+  // our attention kernels: bit-reproducible between two backward passes here (the checks below rely on it;
+  // cuDNN's backward adds dQ in an order of its own)
+  lim.attention = AttentionChoice::own;
+  CudaModel m(s.layout, lim);
   m.set_params(s.params);
   m.zero_grads();
   m.load_batch(b);
