@@ -10,7 +10,7 @@
 
 namespace bert::trainer {
 
-extern const char* const kLastGpuRun;  // generated: the newest entry of bench/results/gpu.json
+extern const char* const kCudaVerified;  // generated from trainer/cuda/verified.json (cuda_verified.cpp.in)
 
 namespace {
 
@@ -53,7 +53,7 @@ BackendStatus backend_status(Backend backend, Precision precision) {
     case Backend::Cpu:
       return {true, "trains tiny BERT to its target in CI (tests/integration/trainer/converge.sh, slurm_sbatch_*)"};
     case Backend::Cuda:
-      return cuda_status_of_run(kLastGpuRun, precision);
+      return cuda_status_of_run(kCudaVerified, precision);
   }
   return {false, "unknown backend"};
 }

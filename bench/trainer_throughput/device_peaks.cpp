@@ -45,7 +45,8 @@ DevicePeaks measure_device_peaks(cudaStream_t stream, int n, size_t copy_bytes, 
     for (size_t i = 0; i < nn; ++i) h[i] = __float2bfloat16(static_cast<float>(static_cast<int>(i % 17) - 8) / 64.f);
     x.upload(h);
     w.upload(h);
-    cuda::Gemm gemm;
+    cuda::LtContext lt;
+    cuda::Gemm gemm(lt);
     const double ms = median_ms(stream, reps, [&] {
       gemm.forward(x.get(), w.get(), cuda::WeightLayout::KernelInOut, nullptr, y.get(), n, n, n, false, nullptr, stream);
     });

@@ -9,6 +9,8 @@
 // trainer/model/step_costs.h (3 x forward matmul FLOPs over REAL tokens: dense layers, block-diagonal attention, sparse MLM head).
 // --precision fp8 (run.precision fp8: the encoder's dense GEMMs in FP8) measures bf16 first, on the
 // same batches in the same process, and reports both and fp8_over_bf16 (the goal: >= 1.3).
+// Attention runs through cuDNN where the build has it, else our kernels; BERT_CUDA_ATTENTION=auto|cudnn|own
+// chooses (trainer/cuda/attention_choice.h), and "attention" in the JSON (and the profile's rows) say which ran.
 #include <cuda_runtime.h>
 
 #include <CLI/CLI.hpp>
@@ -26,6 +28,7 @@
 #include "bench/trainer_throughput/profile_report.h"
 #include "bench/bench_main.h"
 #include "common/cli_parse.h"
+#include "trainer/cuda/attention_choice.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/cuda_model.h"
 #include "trainer/cuda/fp8_gemm.h"
@@ -61,7 +64,9 @@ nlohmann::json run_profile(bert::cuda::CudaTrainStep& trainer, const std::vector
     const Batch& b = batches[static_cast<size_t>(first_step + i) % batches.size()];
     trainer.profile_step(b, static_cast<uint32_t>(first_step + i), timer);
     const cuda::OpTimes t = timer.read();
-    const model::StepCosts k = model::step_costs(cfg, bench::real_step_shape(b, params, fp8));
+    model::StepShape shape = bench::real_step_shape(b, params, fp8);
+    shape.cudnn_attention = trainer.model().cudnn_attention();
+    const model::StepCosts k = model::step_costs(cfg, shape);
     for (size_t j = 0; j < model::kStepOps; ++j) {
       in.ms[j] += t.ms[j] / steps;
       in.spans[j] = t.spans[j];
@@ -187,6 +192,8 @@ int run(int argc, char** argv) {
     return 2;
   }
 
+  const bert::cuda::AttentionChoice attention = bert::cuda::attention_choice_from_env();
+  bert::cuda::use_cudnn_attention(attention);  // a user error for cudnn in a build without it
   const auto layout = bert::model::make_param_layout(cfg);
   std::vector<float> params;
   bert::model::init_params(layout, seed, params);
@@ -206,10 +213,12 @@ int run(int argc, char** argv) {
     opt.use_graph = !no_graph;
     bert::cuda::CudaModelLimits lim{rows, seq_len, max_seqs, max_masked};
     lim.fp8.enabled = p == "fp8";
+    lim.attention = attention;
     bert::cuda::CudaTrainStep trainer(layout, lim, opt);  // one model at a time: Large at 48 packs twice may not fit
     trainer.set_params(params);
     runs[p] = measure(trainer, batches, cfg, warmup, steps);
     runs[p]["cuda_graphs"] = trainer.graph_captured();
+    runs[p]["attention"] = trainer.model().cudnn_attention() ? "cudnn" : "own";
     // Peak device memory: every buffer is allocated before the first step (graphs need fixed addresses),
     // so what is in use after the timed steps (total - free, the CUDA context included) is the peak; the
     // PyTorch peer reports the same reading.

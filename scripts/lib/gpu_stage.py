@@ -33,7 +33,7 @@ ARCH = "sm_90a"  # the H100/H200 code the device runs
 # scripts and bench/peers run from the working tree itself on the device, and the unit and integration
 # tests and the other benchmarks are not staged.
 BUILD_INPUTS = ["*.cpp", "*.h", "*.cu", "*.cuh", "*.in", "CMakeLists.txt", "*.cmake", "results/rules/*",
-                "systems/*.yaml", "systems/*.xml", "bench/results/gpu.json"]
+                "systems/*.yaml", "systems/*.xml", "trainer/cuda/verified.json"]
 # GPU tests whose CPU reference a program of the build computes at staging, into tests/<test>_cpu.json
 # beside the test binary (where the test looks for it).
 CPU_REFERENCES = {"cuda_convergence": "cuda_convergence_cpu_reference"}

@@ -18,16 +18,17 @@ To add a step, add a Step to steps() below. A step
 Placeholders in commands: ctx.stage (the unpacked stage), ctx.src (this tree), ctx.python, ctx.work
 (the run's work dir, shared by all steps), ctx.steps / ctx.size (BENCH_STEPS / BENCH_SIZE).
 
-Sizing (one H100; the device rule leaves ~6 minutes to a call, BENCH_DEADLINE's default): the PyTorch
+Sizing (one H100/H200; 15 minutes of device time a session, ~2 of them the machine's start, so a call of
+~6.5 minutes leaves room to run it again: BENCH_DEADLINE's default 360 s): the PyTorch
 peer starts compiling first, in the background (torch.compile of both modes' shapes: minutes of CPU,
 then one GPU step a mode; 167 s for the padded mode alone, compile and timing, in the f6fa687 run); the
 GPU tests meanwhile (what settles a change: 105 s in the f6fa687 run, 40 s of it cuda_convergence's CPU
 half, now computed at staging); then a wait until the peer is compiled and idle, so that none of its GPU
 work overlaps our timed runs; our benchmarks (BERT-Large, BENCH_STEPS=20 timed steps after 5 warm-up,
-with the profile: ~20 s a mode, ~30 s FP8); the peer's timed steps last (~10 s a mode). Steps the
-deadline cuts are NOT RUN; a second call with BENCH_ONLY='throughput|pytorch' (say) runs those. The
-peer's compile sets the length of a whole call: BENCH_DEADLINE=450 leaves it room
-(trainer/cuda/NOTES.md).
+with the profile: ~20 s a mode, ~30 s FP8); the peer's timed steps (~10 s a mode); last our two modes
+with our own attention kernels instead of cuDNN's (~12 s each), the first the deadline cuts. Steps the
+deadline cuts are NOT RUN; a second call with BENCH_ONLY='own_attention|pytorch' (say) runs those. The
+peer's compile (~250 s, the GPU tests beside it) sets the length of a whole call.
 """
 from dataclasses import dataclass, field
 
@@ -40,6 +41,8 @@ TEST_LIMITS = {
     "trainer_cuda_backend_step": 120,
     "trainer_cuda_local_recipe": 90,
     "harness_cuda_local": 150,
+    "trainer_cuda_two_ranks": 90,  # three trainer-cuda runs; two ranks share the GPU through the host collective
+    "cuda_cudnn_attention": 90,  # a cuDNN graph built per shape (about a dozen)
 }
 
 
@@ -99,4 +102,10 @@ def steps(ctx):
                     flag="--precision", unless="fp8_packed", record=("throughput", "packed", "bert_cuda_fp8")))
     out.append(Step("pytorch_timed", 120, [], joins="pytorch_compile", go_file=f"{peer}/go",
                     record_files=[(("throughput", mode, "pytorch"), f"{peer}/{mode}.json") for mode in ("padded", "packed")]))
+    # Issue 44: attention through our kernels instead of cuDNN's (the default where built), timed without the
+    # profile: which is faster for each mode (BERT_CUDA_ATTENTION, trainer/cuda/attention_choice.h). Last: the
+    # deadline cuts these first.
+    for mode in ("packed", "padded"):
+        out.append(Step(f"throughput_{mode}_own_attention", 60, [[tp, "--mode", mode, *timed]],
+                        env={"BERT_CUDA_ATTENTION": "own"}, record=("throughput", mode, "bert_cuda_own_attention")))
     return out

@@ -1,17 +1,23 @@
-// CUDA backend of the trainer: the rank's GPU (by local rank), the NCCL communicator (unique id
-// through the bootstrap KV store), CudaTrainStep (graph-captured micro-steps, fused LAMB on the
+// CUDA backend of the trainer: the rank's GPU (by local rank), the ranks' gradient transport (NCCL
+// between distinct GPUs, unique id through the bootstrap KV store; the host collective when ranks share a
+// GPU: gradient_transport.h), CudaTrainStep (graph-captured micro-steps, fused LAMB on the
 // run config's schedule) and eval on the same model without dropout. The host reads the device only
 // in measure_loss() and evaluate(), which the loop calls at eval and log points.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "trainer/cuda/attention_choice.h"
 #include "trainer/cuda/check.h"
 #include "trainer/cuda/data_parallel.h"
 #include "trainer/cuda/fp8_gemm.h"
+#include "trainer/cuda/gradient_transport.h"
+#include "trainer/cuda/host_data_parallel.h"
 #include "trainer/cuda/train_step.h"
 #include "formats/data_error.h"
 #include "trainer/model/config.h"
@@ -57,6 +63,21 @@ int select_device(const dist::ProcessInfo& p) {
                         "): run one rank per GPU");
 }
 
+// Every rank's GPU (its UUID), gathered through the host collective: rank r's 16 bytes in row r of a sum
+// over rows the other ranks leave zero (small integers: exact in doubles).
+std::vector<std::string> device_ids(dist::Collective& coll, int device) {
+  cudaDeviceProp prop{};
+  BERT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const int world = coll.size();
+  std::vector<double> rows(static_cast<size_t>(world) * 16, 0.0);
+  for (int i = 0; i < 16; ++i)
+    rows[static_cast<size_t>(coll.rank()) * 16 + static_cast<size_t>(i)] = static_cast<unsigned char>(prop.uuid.bytes[i]);
+  coll.allreduce_sum(rows.data(), rows.size());
+  std::vector<uint8_t> bytes(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) bytes[i] = static_cast<uint8_t>(rows[i]);
+  return cuda::device_ids_of(bytes, world);
+}
+
 cuda::LambHyper lamb_hyper(const RunConfig& cfg) {
   cuda::LambHyper h;
   h.beta1 = static_cast<float>(cfg.lamb_beta_1);
@@ -94,7 +115,15 @@ class CudaBackend final : public TrainBackend {
     BERT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     device_name_ = prop.name;
     if (coll_.size() > 1) {
-      dp_ = std::make_unique<cuda::NcclDataParallel>(ctx.proc, ctx.kv, "grads");
+      const cuda::GradientTransport transport = cuda::choose_gradient_transport(device_ids(coll_, device_));
+      if (transport == cuda::GradientTransport::host) {  // NCCL refuses two ranks on one GPU
+        dp_ = std::make_unique<cuda::HostDataParallel>(coll_, ctx.layout.total);
+        if (coll_.rank() == 0)
+          std::fprintf(stderr, "[trainer] cuda backend: ranks share a GPU: gradients averaged through the host "
+                               "collective (%s), not NCCL\n", coll_.transport());
+      } else {
+        dp_ = std::make_unique<cuda::NcclDataParallel>(ctx.proc, ctx.kv, "grads");
+      }
       if (!cfg_.clip_after_allreduce && coll_.rank() == 0)
         std::fprintf(stderr, "[trainer] cuda backend: gradients are clipped after the allreduce (global norm of the "
                              "averaged gradients); optimizer.clip_after_allreduce: false applies to the cpu backend only\n");
@@ -106,6 +135,8 @@ class CudaBackend final : public TrainBackend {
     opt.accumulation_steps = cfg_.gradient_accumulation_steps;
     limits_ = model_limits(cfg_);
     limits_.fp8 = fp8_options(cfg_);
+    limits_.attention = cuda::attention_choice_from_env();  // UserError naming the variable on a bad value
+    cuda::use_cudnn_attention(limits_.attention);           // and for cudnn in a build without it
     try {
       step_ = std::make_unique<cuda::CudaTrainStep>(ctx.layout, limits_, opt, dp_.get());
     } catch (const model::BatchError& e) {  // a model the kernels do not support
@@ -177,7 +208,8 @@ class CudaBackend final : public TrainBackend {
   std::vector<float> params() override { return step_->model().params(); }
   double learning_rate(int64_t step_index) const override { return sched_.at(step_index); }
   std::string describe() const override {
-    return "cuda " + to_string(cfg_.precision) + ", device " + std::to_string(device_) + " (" + device_name_ + ")";
+    return "cuda " + to_string(cfg_.precision) + ", device " + std::to_string(device_) + " (" + device_name_ +
+           "), attention " + (step_->model().cudnn_attention() ? "cudnn" : "own");
   }
 
  private:
@@ -197,7 +229,7 @@ class CudaBackend final : public TrainBackend {
   int device_ = 0;
   std::string device_name_;
   cuda::CudaModelLimits limits_;
-  std::unique_ptr<cuda::NcclDataParallel> dp_;
+  std::unique_ptr<cuda::DataParallel> dp_;
   std::unique_ptr<cuda::CudaTrainStep> step_;
   data::Batch batch_;
   bool loss_pending_ = false;

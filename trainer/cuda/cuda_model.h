@@ -6,7 +6,8 @@
 // copy of the parameters for the GEMMs, bf16 activations, fp32 LayerNorm statistics and parameters.
 // Layout: tokens stay in the Batch's flat rows*seq_len order (padding rows included, excluded from
 // attention exactly); the MLM head runs on the masked rows only and NSP on each sequence's first token.
-// All work is queued on the model's stream; only stats() synchronises.
+// All work is queued on the model's stream; only stats() synchronises. The model assembles the ops:
+// the batch (device_batch.h), the embeddings, the encoder layers (encoder_layer.h), the heads (heads.h).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -17,7 +18,7 @@
 #include <memory>
 #include <vector>
 
-#include "trainer/cuda/fp8_options.h"
+#include "trainer/cuda/model_limits.h"
 #include "trainer/data/batch.h"
 #include "trainer/model/forward_types.h"
 #include "trainer/model/params.h"
@@ -25,19 +26,6 @@
 namespace bert::cuda {
 
 class OpTimer;
-
-// Capacity the activation buffers are sized for.
-struct CudaModelLimits {
-  int rows = 0;
-  int seq_len = 0;
-  int max_sequences = 0;  // rows, or 3*rows for packs
-  int max_masked = 0;     // rows * max_predictions_per_seq
-  // Static shapes (for CUDA graphs): every batch is padded to max_sequences / max_masked (index -1,
-  // label -1: ignored), attention is sized for seq_len, the dropout micro-step and the loss
-  // normalisers are read from device memory. Same results as dynamic shapes.
-  bool static_shapes = false;
-  Fp8Options fp8 = {};  // run.precision fp8: the encoder's dense GEMMs in FP8 (fp8_dense.h)
-};
 
 class Fp8DenseLayers;
 
@@ -78,6 +66,8 @@ class CudaModel {
   model::StepStats stats();
   // run.precision fp8: the FP8 dense layers (their scaling state; end_step after each update), else null.
   Fp8DenseLayers* fp8();
+  // Whether attention runs through cuDNN (limits.attention and the build), else our kernels.
+  bool cudnn_attention() const;
 
  private:
   struct State;

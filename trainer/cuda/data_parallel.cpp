@@ -96,10 +96,6 @@ void NcclDataParallel::finish(cudaStream_t compute) {
   impl_->next_ready = 0;
 }
 
-void NcclDataParallel::allreduce_sum(float* data, size_t count, cudaStream_t stream) {
-  BERT_NCCL_CHECK(ncclAllReduce(data, data, count, ncclFloat32, ncclSum, impl_->comm, stream));
-}
-
 void NcclDataParallel::allreduce_max(float* data, size_t count, cudaStream_t stream) {
   BERT_NCCL_CHECK(ncclAllReduce(data, data, count, ncclFloat32, ncclMax, impl_->comm, stream));
 }

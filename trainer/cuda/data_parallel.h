@@ -1,4 +1,5 @@
-// Data parallelism with NCCL over the flat fp32 gradient buffer.
+// Data parallelism over the flat fp32 gradient buffer: the interface the train step drives (DataParallel),
+// and its NCCL implementation for ranks on distinct GPUs (host_data_parallel.h: ranks sharing a GPU).
 //   - The NCCL unique id travels through the bootstrap KV store (trainer/comm/comm.h): rank 0 puts
 //     it (hex) under "nccl_unique_id/<tag>", fence, every rank gets it.
 //   - Bucketed allreduce overlapped with the backward pass: CudaModel::backward reports each range
@@ -19,25 +20,40 @@
 
 namespace bert::cuda {
 
-class NcclDataParallel {
+// What the train step asks of the ranks' communication, in this order in a step: grads_ready() for each
+// range backward reports, finish(), allreduce_max() (FP8 amaxes), then, where host_exchange() says so,
+// exchange() between the step's two halves (the compute stream idle: outside any graph), then LAMB.
+class DataParallel {
+ public:
+  virtual ~DataParallel() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Average grads[offset, offset+count) across ranks once the compute stream reaches this point.
+  virtual void grads_ready(float* grads, size_t offset, size_t count, cudaStream_t compute) = 0;
+  // The compute stream waits for every reduction queued since the last finish().
+  virtual void finish(cudaStream_t compute) = 0;
+  // Maximum in place (FP8 amaxes: every rank then computes the same scales).
+  virtual void allreduce_max(float* data, size_t count, cudaStream_t stream) = 0;
+  // Whether the reductions run on the host, in exchange(), rather than on the stream.
+  virtual bool host_exchange() const { return false; }
+  // Host reductions: waits for the compute stream, reduces what the step queued, queues the results'
+  // copies back on it. Called on the thread that runs the step, between its two halves.
+  virtual void exchange(cudaStream_t) {}
+};
+
+class NcclDataParallel final : public DataParallel {
  public:
   // The caller has selected the rank's device (cudaSetDevice) already.
   NcclDataParallel(const dist::ProcessInfo& p, dist::KVStore& kv, const std::string& tag = "grads");
-  ~NcclDataParallel();
+  ~NcclDataParallel() override;
   NcclDataParallel(const NcclDataParallel&) = delete;
   NcclDataParallel& operator=(const NcclDataParallel&) = delete;
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-
-  // Average grads[offset, offset+count) across ranks once the compute stream reaches this point.
-  void grads_ready(float* grads, size_t offset, size_t count, cudaStream_t compute);
-  // The compute stream waits for every reduction queued since the last finish().
-  void finish(cudaStream_t compute);
-  // Sum in place on `stream` (losses, accuracy counts).
-  void allreduce_sum(float* data, size_t count, cudaStream_t stream);
-  // Maximum in place on `stream` (FP8 amaxes: every rank then computes the same scales).
-  void allreduce_max(float* data, size_t count, cudaStream_t stream);
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void grads_ready(float* grads, size_t offset, size_t count, cudaStream_t compute) override;
+  void finish(cudaStream_t compute) override;
+  void allreduce_max(float* data, size_t count, cudaStream_t stream) override;
 
  private:
   struct Impl;

@@ -26,12 +26,14 @@ std::vector<Fp8Format> formats(int layers) {
 
 }  // namespace
 
-Fp8DenseLayers::Fp8DenseLayers(const model::ParamLayout& layout, int rows, int seq_len, const Fp8Options& opt)
+Fp8DenseLayers::Fp8DenseLayers(const model::ParamLayout& layout, LtContext& lt, int rows, int seq_len,
+                               const Fp8Options& opt)
     : layout_(layout),
       H_(layout.config.hidden),
       I_(layout.config.intermediate),
       max_tokens_(rows * seq_len),
-      scaling_(formats(layout.config.layers), opt) {
+      scaling_(formats(layout.config.layers), opt),
+      gemm_(lt) {
   if (H_ % 16 || I_ % 16 || seq_len % 16)
     throw model::BatchError("run.precision fp8: the FP8 GEMMs need hidden (" + std::to_string(H_) + "), intermediate (" +
                             std::to_string(I_) + ") and max_seq_length (" + std::to_string(seq_len) +

@@ -43,7 +43,8 @@ class Fp8DenseLayers {
 
   // rows x seq_len: the batch the model is sized for. model::BatchError when a shape cannot run in FP8
   // (hidden, intermediate and seq_len must be multiples of 16: every batch's tokens are then too).
-  Fp8DenseLayers(const model::ParamLayout& layout, int rows, int seq_len, const Fp8Options& opt);
+  // lt: the model's cuBLASLt context (shared with its bf16 GEMMs).
+  Fp8DenseLayers(const model::ParamLayout& layout, LtContext& lt, int rows, int seq_len, const Fp8Options& opt);
 
   // The FP8 copies of every layer's weights from the fp32 master (and the QKV bias, bf16, contiguous).
   void cast_weights(const float* params, const __nv_bfloat16* params16, cudaStream_t stream);

@@ -65,17 +65,11 @@ struct Fp8Gemm::PlanCache {
   LtPlanCache<13> plans;
 };
 
-Fp8Gemm::Fp8Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
-  BERT_CUBLAS_CHECK(cublasLtCreate(&handle_));
-  if (workspace_bytes_) BERT_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
-  plans_ = new PlanCache;  // last: nothing after it can throw and leak it
-}
+Fp8Gemm::Fp8Gemm(LtContext& lt) : lt_(lt), plans_(new PlanCache) {}
 
 Fp8Gemm::~Fp8Gemm() {
   delete plans_;
   if (c16_) cudaFree(c16_);
-  if (workspace_) cudaFree(workspace_);
-  if (handle_) cublasLtDestroy(handle_);
 }
 
 void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
@@ -143,7 +137,7 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
     BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, cuda_type(a.d_type), a.cols, a.rows, ldd));
     // C (an FP8 output's) is c16_, from cudaMalloc
     const uint32_t al[4] = {alignment(a.w.p), alignment(a.x.p), alignment(c), alignment(a.d)};
-    const cublasStatus_t hs = pick_algo(handle_, *p, workspace_bytes_, al);
+    const cublasStatus_t hs = pick_algo(lt_.handle(), *p, lt_.workspace_bytes(), al);
     if (!p->found)
       throw CudaError("cuBLASLt: no FP8 algorithm for " + what() + ": " + cublasLtGetStatusString(hs) +
                       " (FP8 needs sm_89 or later)");
@@ -152,8 +146,8 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
   LtPlan& p = *slot;
   set_pointers(p.op, a);
   const float alpha = 1.f;
-  const cublasStatus_t st = cublasLtMatmul(handle_, p.op, &alpha, a.w.p, p.a, a.x.p, p.b, &a.beta, c, p.c, a.d, p.d,
-                                           &p.algo, workspace_, workspace_bytes_, stream);
+  const cublasStatus_t st = cublasLtMatmul(lt_.handle(), p.op, &alpha, a.w.p, p.a, a.x.p, p.b, &a.beta, c, p.c, a.d,
+                                           p.d, &p.algo, lt_.workspace(), lt_.workspace_bytes(), stream);
   if (st != CUBLAS_STATUS_SUCCESS)
     throw CudaError("cuBLASLt FP8 matmul " + what() + ": the heuristic's algorithm refused: " +
                     cublasLtGetStatusString(st));

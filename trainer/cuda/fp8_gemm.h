@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trainer/cuda/cublaslt_context.h"
 #include "trainer/model/fp8_format.h"
 
 namespace bert::cuda {
@@ -47,7 +48,7 @@ struct Fp8GemmArgs {
 
 class Fp8Gemm {
  public:
-  explicit Fp8Gemm(size_t workspace_bytes = 32u << 20);
+  explicit Fp8Gemm(LtContext& lt);
   ~Fp8Gemm();
   Fp8Gemm(const Fp8Gemm&) = delete;
   Fp8Gemm& operator=(const Fp8Gemm&) = delete;
@@ -58,10 +59,8 @@ class Fp8Gemm {
 
  private:
   struct PlanCache;
+  LtContext& lt_;
   PlanCache* plans_ = nullptr;  // owned
-  cublasLtHandle_t handle_ = nullptr;
-  void* workspace_ = nullptr;
-  size_t workspace_bytes_;
   // An FP8 D takes a bf16 C of its own (cuBLASLt refuses C == D with another type; beta is 0, so it is never
   // read): grown on first use, so FP8-output GEMMs run eagerly, outside graph capture.
   void* c16_ = nullptr;

@@ -50,17 +50,11 @@ struct Gemm::PlanCache {
   LtPlanCache<18> plans;
 };
 
-Gemm::Gemm(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {
-  BERT_CUBLAS_CHECK(cublasLtCreate(&handle_));
-  if (workspace_bytes_) BERT_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
-  plans_ = new PlanCache;  // last: nothing after it can throw and leak it
-}
+Gemm::Gemm(LtContext& lt) : lt_(lt), plans_(new PlanCache) {}
 
 Gemm::~Gemm() {
   delete plans_;
   if (colsum_scratch_) cudaFree(colsum_scratch_);
-  if (workspace_) cudaFree(workspace_);
-  if (handle_) cublasLtDestroy(handle_);
 }
 
 bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
@@ -87,7 +81,7 @@ bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
     set_batch(p->b, c.batch, c.stride_b);
     set_batch(p->d, c.batch, c.stride_d);
     if (c.batch > 1 && c.bias) set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
-    const cublasStatus_t hs = pick_algo(handle_, *p, workspace_bytes_);
+    const cublasStatus_t hs = pick_algo(lt_.handle(), *p, lt_.workspace_bytes());
     if (!may_fail) BERT_CUBLAS_CHECK(hs);
     slot = std::move(p);
   }
@@ -100,8 +94,8 @@ bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
   if (c.bias) set_lt_attr(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
   if (c.aux) set_lt_attr(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
   const float alpha = 1.f;
-  BERT_CUBLAS_CHECK(cublasLtMatmul(handle_, p.op, &alpha, c.a, p.a, c.b, p.b, &c.beta, c.d, p.d, c.d, p.d, &p.algo,
-                                   workspace_, workspace_bytes_, stream));
+  BERT_CUBLAS_CHECK(cublasLtMatmul(lt_.handle(), p.op, &alpha, c.a, p.a, c.b, p.b, &c.beta, c.d, p.d, c.d, p.d, &p.algo,
+                                   lt_.workspace(), lt_.workspace_bytes(), stream));
   return true;
 }
 

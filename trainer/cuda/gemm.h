@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "trainer/cuda/cublaslt_context.h"
+
 namespace bert::cuda {
 
 enum class WeightLayout { KernelInOut, OutIn };
@@ -52,7 +54,7 @@ struct DenseBackwardArgs {
 
 class Gemm {
  public:
-  explicit Gemm(size_t workspace_bytes = 32u << 20);
+  explicit Gemm(LtContext& lt);
   ~Gemm();
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
@@ -81,12 +83,10 @@ class Gemm {
   struct PlanCache;
   // false when cuBLASLt has no algorithm for the call (only tolerated for BGRAD epilogues).
   bool run(const Call& c, cudaStream_t stream, bool may_fail = false);
+  LtContext& lt_;
   PlanCache* plans_ = nullptr;  // owned (no <memory> here: it brings ::sync into the tests' scope)
-  cublasLtHandle_t handle_ = nullptr;
   float* colsum_scratch_ = nullptr;  // grown on demand for the bias-gradient fallback
   size_t colsum_scratch_floats_ = 0;
-  void* workspace_ = nullptr;
-  size_t workspace_bytes_;
 };
 
 }  // namespace bert::cuda

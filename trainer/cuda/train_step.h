@@ -1,4 +1,4 @@
-// One optimizer step of the CUDA trainer: forward, backward (with the bucketed NCCL allreduce when
+// One optimizer step of the CUDA trainer: forward, backward (with the bucketed gradient allreduce when
 // data parallel), fused LAMB. After a few eager steps the whole step is captured once into a CUDA
 // graph and replayed: per step the host only copies the batch and the micro-step to the device and
 // launches the graph. Losses stay on the device until stats() (called at eval/log points only).
@@ -6,6 +6,9 @@
 // micro-batches' gradients (each scaled by grad_scale / N) add up in the flat fp32 gradient buffer,
 // and the N-th call runs the allreduce and LAMB. First, middle and last micro-batches are three
 // different graphs (zeroing the gradients; plain accumulation; allreduce + LAMB), each captured once.
+// Data parallel through the host (DataParallel::host_exchange: ranks sharing a GPU), an update's step is
+// two graphs: forward + backward (with the gradients' copies to the host), then, after the host's
+// exchange, LAMB.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -30,9 +33,9 @@ struct TrainStepOptions {
 
 class CudaTrainStep {
  public:
-  // limits.static_shapes is forced on when use_graph is set. dp may be null (one GPU).
+  // limits.static_shapes is forced on when use_graph is set. dp may be null (one rank).
   CudaTrainStep(const model::ParamLayout& layout, CudaModelLimits limits, const TrainStepOptions& opt,
-                NcclDataParallel* dp = nullptr);
+                DataParallel* dp = nullptr);
   ~CudaTrainStep();
   CudaTrainStep(const CudaTrainStep&) = delete;
   CudaTrainStep& operator=(const CudaTrainStep&) = delete;
@@ -54,23 +57,25 @@ class CudaTrainStep {
  private:
   // Which part of an update a micro-batch is: its own graph each.
   enum Phase { kWhole, kFirst, kMiddle, kLast, kPhases };
+  // Which half of it: everything, or (host exchange) the forward and backward, then the update.
+  enum Half { kAll, kCompute, kUpdate, kHalves };
   struct Captured {
     int eager_done = 0;
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
   };
-  void enqueue(Phase phase, uint32_t micro_step, OpTimer* timer = nullptr);
-  void run(Phase phase, uint32_t micro_step);
+  void enqueue(Phase phase, Half half, uint32_t micro_step, OpTimer* timer = nullptr);
+  void run(Phase phase, Half half, uint32_t micro_step);
 
   const model::ParamLayout& layout_;
   TrainStepOptions opt_;
   CudaModel model_;
   FusedLamb lamb_;
   DeviceBuffer<float> m_, v_;
-  NcclDataParallel* dp_;
+  DataParallel* dp_;
   int model_limits_rows_ = 0;
   int micro_in_update_ = 0;
-  Captured captured_[kPhases];
+  Captured captured_[kPhases][kHalves];
 };
 
 }  // namespace bert::cuda

@@ -31,6 +31,7 @@ const char* step_op_name(StepOp op) {
     case StepOp::DropoutFwd: return "dropout.fwd";
     case StepOp::QkvFwd: return "gemm.qkv.fwd";
     case StepOp::AttentionFwd: return "attention.fwd";
+    case StepOp::AttentionCudnnFwd: return "attention.cudnn.fwd";
     case StepOp::AttnOutFwd: return "gemm.attn_out.fwd";
     case StepOp::FfnInFwd: return "gemm.ffn_in.fwd";
     case StepOp::FfnOutFwd: return "gemm.ffn_out.fwd";
@@ -50,6 +51,7 @@ const char* step_op_name(StepOp op) {
     case StepOp::FfnInBwd: return "gemm.ffn_in.bwd";
     case StepOp::AttnOutBwd: return "gemm.attn_out.bwd";
     case StepOp::AttentionBwd: return "attention.bwd";
+    case StepOp::AttentionCudnnBwd: return "attention.cudnn.bwd";
     case StepOp::QkvBwd: return "gemm.qkv.bwd";
     case StepOp::Fp8CastBwd: return "fp8_cast.bwd";
     case StepOp::DropoutBwd: return "dropout.bwd";
@@ -94,8 +96,10 @@ StepCosts step_costs(const BertConfig& c, const StepShape& s) {
   // Attention: QK^T and PV, 2·len²·H each per layer; backward twice that. Reads Q, K, V, writes the
   // context and the row logsumexp; backward reads them and dO, writes dQ, dK, dV.
   const double lse = kF32 * heads * n;
-  at(StepOp::AttentionFwd) = {L * 4 * H * s.sum_len_sq, L * (kAct * 4 * n * H + lse)};
-  at(StepOp::AttentionBwd) = {L * 8 * H * s.sum_len_sq, L * (kAct * 8 * n * H + lse)};
+  at(s.cudnn_attention ? StepOp::AttentionCudnnFwd : StepOp::AttentionFwd) = {L * 4 * H * s.sum_len_sq,
+                                                                               L * (kAct * 4 * n * H + lse)};
+  at(s.cudnn_attention ? StepOp::AttentionCudnnBwd : StepOp::AttentionBwd) = {L * 8 * H * s.sum_len_sq,
+                                                                               L * (kAct * 8 * n * H + lse)};
 
   at(StepOp::GatherFwd) = {0, kAct * 2 * (M + S) * H + 4 * (M + S)};
   at(StepOp::ScatterBwd) = {0, kAct * 3 * (M + S) * H + 4 * (M + S)};

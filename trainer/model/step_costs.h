@@ -24,7 +24,8 @@ enum class StepOp : int {
   LayerNormFwd,    // embedding LN, the encoder's dropout+residual+LN (2 per layer), the MLM transform's LN
   DropoutFwd,      // the embedding output's dropout (the encoder's are inside LayerNorm)
   QkvFwd,          // fused Q, K, V projection
-  AttentionFwd,    // softmax(QK^T/8) with dropout, times V
+  AttentionFwd,    // softmax(QK^T/8) with dropout, times V: our kernels (trainer/cuda/attention.h)
+  AttentionCudnnFwd,  // the same through cuDNN's fused attention (trainer/cuda/cudnn_attention.h)
   AttnOutFwd,      // attention output dense
   FfnInFwd,        // intermediate dense (+ bias + GELU epilogue)
   FfnOutFwd,       // output dense
@@ -44,6 +45,7 @@ enum class StepOp : int {
   FfnInBwd,
   AttnOutBwd,
   AttentionBwd,
+  AttentionCudnnBwd,
   QkvBwd,
   Fp8CastBwd,      // fp8: the output gradients cast to E5M2 (+ transposed, + the bias gradients' column sums)
   DropoutBwd,
@@ -66,6 +68,7 @@ struct StepShape {
   double sum_len_sq = 0;  // Σ over sequences of length² (attention)
   int64_t params = 0;     // floats the optimizer walks (the flat buffer)
   bool fp8 = false;       // run.precision fp8: the FP8 casts (the GEMM rows stay as counted for bf16)
+  bool cudnn_attention = false;  // attention's counts on the attention.cudnn.* rows instead of attention.*
 };
 
 struct OpCost {

@@ -1,8 +1,11 @@
-// NCCL data parallelism: the gradient buckets reported by CudaModel::backward tile the flat buffer
-// exactly and are final when reported; one rank's averaged gradients equal its own; with two GPUs,
-// both ranks end with the mean of the two ranks' separately computed gradients. The NCCL id passes
-// through an in-memory KVStore (the trainer passes it through PMI2/PMIx/file, trainer/comm).
+// Data parallelism: the gradient buckets reported by CudaModel::backward tile the flat buffer exactly and
+// are final when reported; one rank's NCCL-averaged gradients equal its own; two ranks end with the mean
+// of their separately computed gradients, through NCCL with two GPUs, and through the host collective
+// when both share one GPU (HostDataParallel: what a one-GPU machine runs). The NCCL id passes through an
+// in-memory KVStore (the trainer passes it through PMI2/PMIx/file, trainer/comm); the host collective
+// here is two threads of this process (the trainer's is shared memory between processes, trainer/comm).
 #include <algorithm>
+#include <barrier>
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
@@ -15,6 +18,7 @@
 #include "tests/gpu/cuda/test_batches.h"
 #include "trainer/cuda/cuda_model.h"
 #include "trainer/cuda/data_parallel.h"
+#include "trainer/cuda/host_data_parallel.h"
 #include "trainer/model/config.h"
 #include "trainer/model/init.h"
 
@@ -43,6 +47,43 @@ class MemoryKV : public bert::dist::KVStore {
   std::map<std::string, std::string> kv_;
 };
 
+// The ranks as threads of one process: each element summed in rank order, the same bits on every rank.
+class ThreadCollective : public bert::dist::Collective {
+ public:
+  struct Shared {
+    explicit Shared(int n) : bar(n), ptrs(static_cast<size_t>(n)) {}
+    std::barrier<> bar;
+    std::vector<void*> ptrs;
+  };
+  ThreadCollective(Shared& sh, int rank) : sh_(sh), rank_(rank) {}
+  void allreduce_sum(float* d, size_t n) override { sum(d, n); }
+  void allreduce_sum(double* d, size_t n) override { sum(d, n); }
+  void broadcast(void* data, size_t bytes, int root) override {
+    sh_.ptrs[static_cast<size_t>(rank_)] = data;
+    sh_.bar.arrive_and_wait();
+    if (rank_ != root) std::memcpy(data, sh_.ptrs[static_cast<size_t>(root)], bytes);
+    sh_.bar.arrive_and_wait();
+  }
+  void barrier() override { sh_.bar.arrive_and_wait(); }
+  int rank() const override { return rank_; }
+  int size() const override { return static_cast<int>(sh_.ptrs.size()); }
+  const char* transport() const override { return "threads"; }
+
+ private:
+  template <class T>
+  void sum(T* d, size_t n) {
+    sh_.ptrs[static_cast<size_t>(rank_)] = d;
+    sh_.bar.arrive_and_wait();
+    std::vector<T> out(n, T(0));
+    for (void* p : sh_.ptrs)
+      for (size_t i = 0; i < n; ++i) out[i] += static_cast<const T*>(p)[i];
+    sh_.bar.arrive_and_wait();  // every rank has read every rank's values
+    std::copy(out.begin(), out.end(), d);
+  }
+  Shared& sh_;
+  int rank_;
+};
+
 struct Setup {
   bert::model::ParamLayout layout;
   std::vector<float> params;
@@ -64,9 +105,13 @@ struct Grads {
 };
 
 // drop_rank: the rank the dropout masks are drawn for (dropout_rng.h puts the rank in the counter).
-Grads grads_of(const Setup& s, const bert::data::Batch& b, NcclDataParallel* dp, uint32_t drop_rank,
+Grads grads_of(const Setup& s, const bert::data::Batch& b, DataParallel* dp, uint32_t drop_rank,
                bool snapshot = false) {
-  CudaModel m(s.layout, CudaModelLimits{b.rows, b.seq_len, b.num_sequences, b.num_masked()});
+  CudaModelLimits lim{b.rows, b.seq_len, b.num_sequences, b.num_masked()};
+  // our attention kernels: bit-reproducible between two backward passes here (the checks below rely on it;
+  // cuDNN's backward adds dQ in an order of its own)
+  lim.attention = AttentionChoice::own;
+  CudaModel m(s.layout, lim);
   m.set_params(s.params);
   m.zero_grads();
   m.load_batch(b);
@@ -80,7 +125,10 @@ Grads grads_of(const Setup& s, const bert::data::Batch& b, NcclDataParallel* dp,
                                       cudaMemcpyDeviceToDevice, m.stream()));
     if (dp) dp->grads_ready(m.grads_f32(), off, n, m.stream());
   });
-  if (dp) dp->finish(m.stream());
+  if (dp) {
+    dp->finish(m.stream());
+    if (dp->host_exchange()) dp->exchange(m.stream());
+  }
   out.value = m.grads();
   BERT_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   if (snapshot) out.at_report = copy.download();
@@ -178,4 +226,35 @@ TEST_CASE("two GPUs: both ranks hold the mean gradient") {
   for (size_t i = 0; i < mean.size(); ++i) mean[i] = 0.5f * (ref0[i] + ref1[i]);
   CHECK(rel_l2(out0, mean) < 1e-5);
   CHECK(rel_l2(out1, out0) == 0.0);
+}
+
+TEST_CASE("two ranks on one GPU: both hold the mean gradient, through the host collective") {
+  Setup s;
+  const auto b0 = make_batch(64, {{64}, {40}, {33}, {50}}, 512, 10), b1 = make_batch(64, {{20, 44}, {60}}, 512, 11);
+  BERT_CUDA_CHECK(cudaSetDevice(0));
+  const std::vector<float> ref0 = grads_of(s, b0, nullptr, 0).value, ref1 = grads_of(s, b1, nullptr, 1).value;
+  ThreadCollective::Shared shared(2);
+  std::vector<float> out[2];
+  std::string errors[2];
+  auto rank = [&](int r, const bert::data::Batch& b) {
+    try {
+      BERT_CUDA_CHECK(cudaSetDevice(0));  // the same GPU: what NCCL refuses
+      ThreadCollective coll(shared, r);
+      HostDataParallel dp(coll, s.layout.total);
+      CHECK(dp.host_exchange());
+      out[r] = grads_of(s, b, &dp, static_cast<uint32_t>(r)).value;
+    } catch (const std::exception& e) {
+      errors[r] = e.what();
+    }
+  };
+  std::thread t0(rank, 0, std::cref(b0)), t1(rank, 1, std::cref(b1));
+  t0.join();
+  t1.join();
+  CHECK(errors[0].empty());
+  CHECK(errors[1].empty());
+  std::vector<float> mean(ref0.size());
+  for (size_t i = 0; i < mean.size(); ++i) mean[i] = (ref0[i] + ref1[i]) / 2.f;
+  // the embedding tables' atomics: as in the one-rank case above (1e-5); everything else the same sums
+  CHECK(rel_l2(out[0], mean) < 1e-5);
+  CHECK(differing(out[0], out[1], 0, out[0].size()) == 0);
 }

@@ -76,7 +76,8 @@ void check_bf16_out(const Problem& p, bool fast, bool with_bias, double tol) {
   const OnDevice dev(p, q);
   auto b16 = upload_bf16(bias);
   auto y = poisoned<bf16>(static_cast<size_t>(p.rows) * p.cols);
-  Fp8Gemm gemm;
+  LtContext lt;
+  Fp8Gemm gemm(lt);
   Fp8GemmArgs a = dev.args(p, y.get());
   a.bias = with_bias ? b16.get() : nullptr;
   a.fast_accum = fast;
@@ -109,7 +110,8 @@ TEST_CASE("FP8 GEMM, E5M2 gradient x E4M3 weights -> bf16, and beta 1 adds into 
   const std::vector<float> y0 = random_vec(static_cast<size_t>(p.rows) * p.cols, g);
   const OnDevice dev(p, q);
   auto y = upload_bf16(y0);
-  Fp8Gemm gemm;
+  LtContext lt;
+  Fp8Gemm gemm(lt);
   Fp8GemmArgs a = dev.args(p, y.get());
   a.beta = 1.f;
   gemm.run(a, nullptr);
@@ -127,7 +129,8 @@ TEST_CASE("FP8 GEMM, E4M3 x E5M2 -> fp32 accumulated (the weight gradients), k =
   const std::vector<float> d0 = random_vec(static_cast<size_t>(p.rows) * p.cols, g);
   const OnDevice dev(p, q);
   auto d = DeviceBuffer<float>::from(d0);
-  Fp8Gemm gemm;
+  LtContext lt;
+  Fp8Gemm gemm(lt);
   Fp8GemmArgs a = dev.args(p, d.get());
   a.d_type = Fp8OutType::f32;
   a.beta = 1.f;
@@ -151,7 +154,8 @@ TEST_CASE("FP8 GEMM, row strides larger than k (a column block of a wider tensor
   auto xq = DeviceBuffer<uint8_t>::from(wide_x), wq = DeviceBuffer<uint8_t>::from(wide_w);
   auto xs = scalar(1.f / p.x_scale), ws = scalar(1.f / p.w_scale);
   auto y = poisoned<bf16>(static_cast<size_t>(p.rows) * p.cols);
-  Fp8Gemm gemm;
+  LtContext lt;
+  Fp8Gemm gemm(lt);
   Fp8GemmArgs a;
   a.x = {xq.get(), p.xf, xs.get(), 96};
   a.w = {wq.get() + 32 * 64, p.wf, ws.get(), 64};
@@ -181,7 +185,8 @@ TEST_CASE("FP8 GEMM: scale factors inside an array, on or off the 16-byte grid, 
       host[static_cast<size_t>(offset) + 128] = 1.f / p.w_scale;
       auto scales = DeviceBuffer<float>::from(host);
       auto y = poisoned<bf16>(static_cast<size_t>(p.rows) * p.cols);
-      Fp8Gemm gemm;
+      LtContext lt;
+      Fp8Gemm gemm(lt);
       Fp8GemmArgs a = dev.args(p, y.get());
       a.x.scale_inv = scales.get() + offset;
       a.w.scale_inv = scales.get() + 128 + offset;
@@ -219,7 +224,8 @@ TEST_CASE("FP8 GEMM with operands at 16-byte alignment, scales inside an array, 
   auto y = poisoned<bf16>(static_cast<size_t>(p.rows) * p.cols + 8);
   cudaStream_t stream = nullptr;
   REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
-  Fp8Gemm gemm;
+  LtContext lt;
+  Fp8Gemm gemm(lt);
   Fp8GemmArgs a;
   a.x = {xq.get() + 16, p.xf, scales.get() + 4, 0};
   a.w = {wq.get() + 16, p.wf, scales.get() + 8, 0};
@@ -247,7 +253,8 @@ TEST_CASE("FP8 GEMM with an FP8 output: D scale applied, amax of the unscaled re
   const float d_scale = 400.f / ref_amax;
   auto ds = scalar(d_scale), amax = scalar(0.f);
   DeviceBuffer<uint8_t> d(q.ref.size());
-  Fp8Gemm gemm;
+  LtContext lt;
+  Fp8Gemm gemm(lt);
   Fp8GemmArgs a = dev.args(p, d.get());
   a.d_type = Fp8OutType::e4m3;
   a.d_scale = ds.get();
@@ -264,7 +271,8 @@ TEST_CASE("FP8 GEMM: shapes off the 16 grid and E5M2 x E5M2 are refused before c
   DeviceBuffer<uint8_t> x(64 * 64), w(64 * 64);
   DeviceBuffer<bf16> y(64 * 64);
   auto one = scalar(1.f);
-  Fp8Gemm gemm;
+  LtContext lt;
+  Fp8Gemm gemm(lt);
   Fp8GemmArgs a;
   a.x = {x.get(), Fp8Format::e4m3, one.get(), 0};
   a.w = {w.get(), Fp8Format::e4m3, one.get(), 0};

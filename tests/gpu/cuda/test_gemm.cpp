@@ -63,7 +63,8 @@ void check_dense(const Case& c, uint64_t seed) {
   bert::cpu::gelu_forward(y.data(), y_gelu.data(), y.size());
   bert::cpu::gelu_backward(aux.data(), dx.data(), dx_dgelu.data(), dx.size());
 
-  Gemm gemm;
+  LtContext lt;
+  Gemm gemm(lt);
   auto d_x = upload_bf16(x), d_w = upload_bf16(w), d_b = upload_bf16(b), d_dy = upload_bf16(dy), d_aux = upload_bf16(aux);
   auto d_y = poisoned<bf16>(y.size()), d_yg = poisoned<bf16>(y.size()), d_pre = poisoned<bf16>(y.size());
   auto d_dx = poisoned<bf16>(x.size()), d_dxg = poisoned<bf16>(x.size());
@@ -156,7 +157,8 @@ TEST_CASE("fused QKV: one strided-batched GEMM over Q, K, V kernels in the flat 
         dx[static_cast<size_t>(t) * H + i] += static_cast<float>(s);
       }
   }
-  Gemm gemm;
+  LtContext lt;
+  Gemm gemm(lt);
   auto d_flat = upload_bf16(flat), d_x = upload_bf16(x), d_dy = upload_bf16(dy);
   auto d_y = poisoned<bf16>(y.size());
   auto d_dw = DeviceBuffer<float>::from(std::vector<float>(flat.size(), 0.f));
@@ -184,7 +186,8 @@ TEST_CASE("fused QKV: one strided-batched GEMM over Q, K, V kernels in the flat 
 TEST_CASE("one call shape, two sets of buffers: the cached plan takes each call's bias and aux pointers") {
   const int T = 32, in = 64, out = 128;
   std::mt19937_64 g(7);
-  Gemm gemm;
+  LtContext lt;
+  Gemm gemm(lt);
   std::vector<DeviceBuffer<bf16>> alive;     // round 1's buffers cannot reuse round 0's addresses
   for (int round = 0; round < 2; ++round) {  // same shapes, fresh buffers each round
     CAPTURE(round);

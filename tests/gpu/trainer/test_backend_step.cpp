@@ -1,7 +1,7 @@
 // The trainer's two backends (make_backend, as `trainer` builds them from a run config) take the same
 // optimizer steps: tiny BERT, the local recipe's shape (vocab 1024, seq 128, max_pred 20, batch 16,
 // lr 1e-2, no warmup so the first update moves the weights), same initial weights, batches and
-// dropout streams. Tolerances of trainer/cuda/NOTES.md (bf16 activations and operands, fp32
+// dropout streams. Tolerances of trainer/cuda/README.md (bf16 activations and operands, fp32
 // accumulation and master weights): losses within 2 %, gradient norm within 5 %. The weights after
 // the updates are judged by the CPU model itself (fp32, no dropout): the loss of the GPU-updated
 // weights within 2 % of the CPU-updated ones, and the update directions (new - initial weights)

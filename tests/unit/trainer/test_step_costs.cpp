@@ -37,6 +37,21 @@ TEST_CASE("step FLOPs: 3 x the forward matmuls, BERT-Large, one 512-token sequen
     CHECK(cost(k, op).flop == 0);
 }
 
+TEST_CASE("cuDNN's attention: the same counts on the attention.cudnn rows, none on ours") {
+  const StepCosts ours = large_512();
+  StepShape s{.tokens = 512, .sequences = 1, .masked = 76, .sum_len_sq = 512.0 * 512.0, .params = 100000000};
+  s.cudnn_attention = true;
+  const StepCosts k = step_costs(bert_config_for_size("large"), s);
+  CHECK(cost(k, StepOp::AttentionCudnnFwd).flop == cost(ours, StepOp::AttentionFwd).flop);
+  CHECK(cost(k, StepOp::AttentionCudnnBwd).bytes == cost(ours, StepOp::AttentionBwd).bytes);
+  CHECK(cost(k, StepOp::AttentionFwd).flop == 0);
+  CHECK(cost(k, StepOp::AttentionBwd).bytes == 0);
+  CHECK(cost(ours, StepOp::AttentionCudnnFwd).flop == 0);
+  CHECK(step_flop(k) == step_flop(ours));
+  CHECK(std::string(step_op_name(StepOp::AttentionCudnnFwd)) == "attention.cudnn.fwd");
+  CHECK(std::string(step_op_name(StepOp::AttentionCudnnBwd)) == "attention.cudnn.bwd");
+}
+
 TEST_CASE("step bytes: LayerNorm, the QKV backward and LAMB, BERT-Large") {
   const StepCosts k = large_512();
   // 48 fused LNs x (x, residual, y in bf16 + 8 bytes of row statistics) + embedding LN + MLM LN (76 rows)
