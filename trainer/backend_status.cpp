@@ -11,6 +11,7 @@
 namespace bert::trainer {
 
 extern const char* const kCudaVerified;  // generated from trainer/cuda/verified.json (cuda_verified.cpp.in)
+extern const char* const kCudaSourceSince;
 
 namespace {
 
@@ -18,7 +19,7 @@ std::string joined(const std::vector<std::string>& items) { return fmt::format("
 
 }  // namespace
 
-BackendStatus cuda_status_of_run(const std::string& run_json, Precision precision) {
+BackendStatus cuda_status_of_run(const std::string& run_json, Precision precision, const std::string& source_since) {
   const nlohmann::json run = nlohmann::json::parse(run_json);
   for (const char* key : {"commit", "date", "device", "driver", "tests"})
     if (!run.contains(key)) throw std::runtime_error(std::string("GPU run entry without '") + key + "'");
@@ -45,6 +46,11 @@ BackendStatus cuda_status_of_run(const std::string& run_json, Precision precisio
   if (run.contains("not_verified") && !run.at("not_verified").empty())
     s += "; never run on a device: " + joined(run.at("not_verified").get<std::vector<std::string>>());
   s += " (bench/results/gpu.json)";
+  const std::string commit = run.at("commit").get<std::string>();
+  if (source_since == "changed")
+    return {false, "trainer/cuda has changed since commit " + commit + ", no device run of this code; " + s};
+  if (source_since != "same")
+    s += "; whether trainer/cuda changed since commit " + commit + " is unknown (no git history here)";
   return {total > 0 && !broken, s};
 }
 
@@ -53,7 +59,7 @@ BackendStatus backend_status(Backend backend, Precision precision) {
     case Backend::Cpu:
       return {true, "trains tiny BERT to its target in CI (tests/integration/trainer/converge.sh, slurm_sbatch_*)"};
     case Backend::Cuda:
-      return cuda_status_of_run(kCudaVerified, precision);
+      return cuda_status_of_run(kCudaVerified, precision, kCudaSourceSince);
   }
   return {false, "unknown backend"};
 }

@@ -23,6 +23,9 @@ BackendStatus backend_status(Backend backend, Precision precision);
 // PASS|FAIL|TIMEOUT|SKIP|NOT RUN}], not_verified.
 // Verified for `precision` when every test of it passed or was skipped (the FP8 tests, named `*fp8*`, count
 // only for fp8; the evidence names every test's outcome); throws std::runtime_error on an entry without them.
-BackendStatus cuda_status_of_run(const std::string& run_json, Precision precision);
+// `source_since`: whether trainer/cuda as built differs from the run's commit ("same", "changed",
+// "unknown"): changed code is NOT VERIFIED whatever the run said; unknown says so.
+BackendStatus cuda_status_of_run(const std::string& run_json, Precision precision,
+                                 const std::string& source_since = "same");
 
 }  // namespace bert::trainer

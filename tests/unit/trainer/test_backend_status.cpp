@@ -43,7 +43,7 @@ TEST_CASE("an entry without its fields is an error naming the field") {
 
 TEST_CASE("the committed results file's newest run gives the cuda status") {
   const auto s = bert::trainer::backend_status(bert::trainer::Backend::Cuda, Precision::bf16);
-  CHECK(s.evidence.rfind("last device run: ", 0) == 0);
+  CHECK(s.evidence.find("last device run: ") != std::string::npos);
   CHECK(bert::trainer::backend_status(bert::trainer::Backend::Cpu, Precision::fp32).verified);
 }
 
@@ -53,4 +53,16 @@ TEST_CASE("a failing FP8 test leaves the bf16 path verified, not the fp8 one") {
   CHECK(cuda_status_of_run(run, Precision::bf16).verified);
   CHECK_FALSE(cuda_status_of_run(run, Precision::fp8).verified);
   CHECK(cuda_status_of_run(run, Precision::bf16).evidence.find("failed: cuda_fp8_gemm") != std::string::npos);
+}
+
+TEST_CASE("CUDA code changed since the verifying run is not verified; an unknown history says so") {
+  const char* run = R"json({"commit": "abc1234", "date": "d", "device": "GPU", "driver": "1",
+    "tests": [{"name": "cuda_model", "status": "PASS"}]})json";
+  CHECK(cuda_status_of_run(run, Precision::bf16, "same").verified);
+  const auto changed = cuda_status_of_run(run, Precision::bf16, "changed");
+  CHECK_FALSE(changed.verified);
+  CHECK(changed.evidence.rfind("trainer/cuda has changed since commit abc1234, no device run of this code; last device run: ", 0) == 0);
+  const auto unknown = cuda_status_of_run(run, Precision::bf16, "unknown");
+  CHECK(unknown.verified);
+  CHECK(unknown.evidence.find("whether trainer/cuda changed since commit abc1234 is unknown") != std::string::npos);
 }
