@@ -131,28 +131,19 @@ void dump_to(std::string& out, const json& v) {
     case json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); break;
     case json::value_t::number_float: out += float_repr(v.get<double>()); break;
     case json::value_t::string: dump_string(out, v.get_ref<const std::string&>()); break;
-    case json::value_t::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& e : v) {
-        if (!first) out += ", ";
-        first = false;
-        dump_to(out, e);
-      }
-      out += ']';
-      break;
-    }
+    case json::value_t::array:
     case json::value_t::object: {
-      out += '{';
-      bool first = true;
-      for (const auto& [k, e] : v.items()) {
-        if (!first) out += ", ";
-        first = false;
-        dump_string(out, k);
-        out += ": ";
-        dump_to(out, e);
+      const bool obj = v.is_object();
+      out += obj ? '{' : '[';
+      for (auto e = v.begin(); e != v.end(); ++e) {
+        if (e != v.begin()) out += ", ";
+        if (obj) {
+          dump_string(out, e.key());
+          out += ": ";
+        }
+        dump_to(out, *e);
       }
-      out += '}';
+      out += obj ? '}' : ']';
       break;
     }
     case json::value_t::binary:
@@ -166,33 +157,25 @@ void dump_pretty(std::string& out, const json& v, int level) {
     out += '\n';
     out.append(static_cast<size_t>(2 * l), ' ');
   };
-  if (v.is_array() && !v.empty()) {
-    out += '[';
-    bool first = true;
-    for (const auto& e : v) {
-      if (!first) out += ',';
-      first = false;
+  if ((v.is_array() || v.is_object()) && !v.empty()) {
+    const bool obj = v.is_object();
+    std::vector<std::string> keys;  // an object's, sorted (sort_keys=True)
+    if (obj) {
+      for (const auto& [k, e] : v.items()) keys.push_back(k);
+      std::sort(keys.begin(), keys.end());
+    }
+    out += obj ? '{' : '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out += ',';
       newline(level + 1);
-      dump_pretty(out, e, level + 1);
+      if (obj) {
+        dump_string(out, keys[i]);
+        out += ": ";
+      }
+      dump_pretty(out, obj ? v.at(keys[i]) : v.at(i), level + 1);
     }
     newline(level);
-    out += ']';
-  } else if (v.is_object() && !v.empty()) {
-    std::vector<std::string> keys;
-    for (const auto& [k, e] : v.items()) keys.push_back(k);
-    std::sort(keys.begin(), keys.end());
-    out += '{';
-    bool first = true;
-    for (const auto& k : keys) {
-      if (!first) out += ',';
-      first = false;
-      newline(level + 1);
-      dump_string(out, k);
-      out += ": ";
-      dump_pretty(out, v.at(k), level + 1);
-    }
-    newline(level);
-    out += '}';
+    out += obj ? '}' : ']';
   } else {
     dump_to(out, v);
   }

@@ -197,27 +197,23 @@ class Scanner {
     }
   }
 
-  json object(int depth) {
+  // An object's or an array's elements up to `close`, as Python's scanner reads them: each by `element`,
+  // ',' between them.
+  template <class Element>
+  void elements(int depth, char close, Element element) {
     if (depth > kMaxDepth) throw TooDeep{};
     ++i_;
-    json obj = json::object();
     skip_ws();
-    if (at('}')) {
+    if (at(close)) {
       ++i_;
-      return obj;
+      return;
     }
     for (;;) {
-      if (!at('"')) throw DecodeError{"Expecting property name enclosed in double quotes", i_};
-      std::string k = string();
+      element();
       skip_ws();
-      if (!at(':')) throw DecodeError{"Expecting ':' delimiter", i_};
-      ++i_;
-      skip_ws();
-      obj[k] = value(depth);
-      skip_ws();
-      if (at('}')) {
+      if (at(close)) {
         ++i_;
-        return obj;
+        return;
       }
       if (!at(',')) throw DecodeError{"Expecting ',' delimiter", i_};
       ++i_;
@@ -225,26 +221,24 @@ class Scanner {
     }
   }
 
+  json object(int depth) {
+    json obj = json::object();
+    elements(depth, '}', [&] {
+      if (!at('"')) throw DecodeError{"Expecting property name enclosed in double quotes", i_};
+      std::string k = string();
+      skip_ws();
+      if (!at(':')) throw DecodeError{"Expecting ':' delimiter", i_};
+      ++i_;
+      skip_ws();
+      obj[k] = value(depth);
+    });
+    return obj;
+  }
+
   json array(int depth) {
-    if (depth > kMaxDepth) throw TooDeep{};
-    ++i_;
     json arr = json::array();
-    skip_ws();
-    if (at(']')) {
-      ++i_;
-      return arr;
-    }
-    for (;;) {
-      arr.push_back(value(depth));
-      skip_ws();
-      if (at(']')) {
-        ++i_;
-        return arr;
-      }
-      if (!at(',')) throw DecodeError{"Expecting ',' delimiter", i_};
-      ++i_;
-      skip_ws();
-    }
+    elements(depth, ']', [&] { arr.push_back(value(depth)); });
+    return arr;
   }
 
   std::string_view s_;

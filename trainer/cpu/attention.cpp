@@ -63,15 +63,24 @@ BERT_CPU_CLONES void softmax_dropout_backward_row(const float* pr, const uint8_t
   for (int j = 0; j < n; ++j) g[j] = pr[j] * (g[j] - pdp) * scale;
 }
 
+// What both directions take from the shape and the call: the row stride (hidden), the head's width d, the
+// scores' scale 1/sqrt(d), inverted dropout's 1/(1-p), and whether the products run in bf16.
+struct CallConstants {
+  int hidden, d;
+  float scale, keep_scale;
+  bool bf16;
+};
+CallConstants call_constants(const AttentionShape& s, float p, MatmulPrecision precision) {
+  return {s.heads * s.head_dim, s.head_dim, 1.0f / std::sqrt(static_cast<float>(s.head_dim)), 1.0f / (1.0f - p),
+          precision == MatmulPrecision::bf16};
+}
+
 }  // namespace
 
 void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v, float* probs, uint8_t* keep,
                        Output ctx, const model::DropoutStream& rng, float p, MatmulPrecision precision,
                        AttentionDropped saved) {
-  const int hidden = s.heads * s.head_dim, d = s.head_dim;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  const float keep_scale = 1.0f / (1.0f - p);
-  const bool bf16 = precision == MatmulPrecision::bf16;
+  const auto [hidden, d, scale, keep_scale, bf16] = call_constants(s, p, precision);
   OmpErrors errors;
 #pragma omp parallel
   {
@@ -122,10 +131,7 @@ void attention_forward(const AttentionShape& s, Operand q, Operand k, Operand v,
 void attention_backward(const AttentionShape& s, Operand q, Operand k, Operand v, const float* probs,
                         const uint8_t* keep, const float* dctx, float* dq, float* dk, float* dv, float p,
                         MatmulPrecision precision, AttentionDropped saved) {
-  const int hidden = s.heads * s.head_dim, d = s.head_dim;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  const float keep_scale = 1.0f / (1.0f - p);
-  const bool bf16 = precision == MatmulPrecision::bf16;
+  const auto [hidden, d, scale, keep_scale, bf16] = call_constants(s, p, precision);
   OmpErrors errors;
 #pragma omp parallel
   {

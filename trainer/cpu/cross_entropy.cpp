@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "trainer/cpu/cross_entropy_rows.h"
 #include "trainer/cpu/vec_math.h"
 
 namespace bert::cpu {
@@ -11,14 +12,9 @@ namespace {
 
 constexpr int kChunk = 256;
 
-struct RowResult {
-  double loss;
-  bool correct;
-};
-
 // One row: the max and first argmax, Σ e^(x−max) with one exp per logit (kept in g when the gradient
 // is wanted), then g ← scale·e/Σ − scale·onehot. g may alias x.
-BERT_CPU_CLONES RowResult ce_row(const float* x, int label, int n, float grad_scale, float* g) {
+BERT_CPU_CLONES CrossEntropyRow ce_row(const float* x, int label, int n, float grad_scale, float* g) {
   float mx = x[0];
 #pragma omp simd reduction(max : mx)
   for (int c = 0; c < n; ++c) mx = x[c] > mx ? x[c] : mx;
@@ -59,16 +55,9 @@ BERT_CPU_CLONES RowResult ce_row(const float* x, int label, int n, float grad_sc
 
 CrossEntropyResult cross_entropy(const float* logits, const int32_t* labels, int rows, int classes,
                                  float grad_scale, float* dlogits) {
-  double loss = 0;
-  int64_t correct = 0;
-#pragma omp parallel for schedule(static) reduction(+ : loss, correct)
-  for (int r = 0; r < rows; ++r) {
-    const size_t at = static_cast<size_t>(r) * classes;
-    const RowResult rr = ce_row(logits + at, labels[r], classes, grad_scale, dlogits ? dlogits + at : nullptr);
-    loss += rr.loss;
-    correct += rr.correct;
-  }
-  return {loss, correct};
+  return cross_entropy_rows(logits, labels, rows, classes, dlogits, [&](const float* x, int label, float* g) {
+    return ce_row(x, label, classes, grad_scale, g);
+  });
 }
 
 }  // namespace bert::cpu

@@ -4,15 +4,13 @@
 #include <cmath>
 #include <cstddef>
 
+#include "trainer/cpu/cross_entropy_rows.h"
+
 namespace bert::cpu {
 
 CrossEntropyResult cross_entropy_ref(const float* logits, const int32_t* labels, int rows, int classes,
                                  float grad_scale, float* dlogits) {
-  double loss = 0;
-  int64_t correct = 0;
-#pragma omp parallel for schedule(static) reduction(+ : loss, correct)
-  for (int r = 0; r < rows; ++r) {
-    const float* x = logits + static_cast<size_t>(r) * classes;
+  return cross_entropy_rows(logits, labels, rows, classes, dlogits, [&](const float* x, int label, float* g) {
     int best = 0;
     for (int c = 1; c < classes; ++c)
       if (x[c] > x[best]) best = c;
@@ -20,16 +18,14 @@ CrossEntropyResult cross_entropy_ref(const float* logits, const int32_t* labels,
     double sum = 0;
     for (int c = 0; c < classes; ++c) sum += std::exp(static_cast<double>(x[c] - mx));
     const double log_z = std::log(sum) + mx;
-    loss += log_z - x[labels[r]];
-    correct += best == labels[r];
-    if (dlogits) {
-      float* g = dlogits + static_cast<size_t>(r) * classes;
+    const CrossEntropyRow row{log_z - x[label], best == label};
+    if (g) {
       for (int c = 0; c < classes; ++c)
         g[c] = grad_scale * static_cast<float>(std::exp(static_cast<double>(x[c]) - log_z));
-      g[labels[r]] -= grad_scale;
+      g[label] -= grad_scale;
     }
-  }
-  return {loss, correct};
+    return row;
+  });
 }
 
 }  // namespace bert::cpu

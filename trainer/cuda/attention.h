@@ -49,11 +49,16 @@ struct AttentionForwardArgs {
 size_t attention_keep_words(const AttentionShape& s);
 void attention_forward(const AttentionForwardArgs& a, cudaStream_t stream);
 
-struct AttentionBackwardArgs {
+// What a backward of attention (ours; cuDNN's, cudnn_attention.h) reads of its forward and the next layer:
+// the shape, the fused QKV input, the output and the output's gradient.
+struct AttentionBackwardInputs {
   AttentionShape shape;
   const __nv_bfloat16* qkv = nullptr;
   const __nv_bfloat16* out = nullptr;
   const __nv_bfloat16* dout = nullptr;
+};
+
+struct AttentionBackwardArgs : AttentionBackwardInputs {
   const float* lse = nullptr;
   const int32_t* seq_first_token = nullptr;
   const int32_t* seq_lengths = nullptr;

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "trainer/cuda/check.h"
+#include "trainer/cuda/cublaslt_plan.h"
 
 namespace bert::cuda {
 
@@ -20,5 +21,8 @@ LtContext::~LtContext() {
   if (workspace_) cudaFree(workspace_);
   if (handle_) cublasLtDestroy(handle_);
 }
+
+LtPlans::LtPlans() : cache_(new LtPlanCache) {}
+LtPlans::~LtPlans() { delete cache_; }
 
 }  // namespace bert::cuda

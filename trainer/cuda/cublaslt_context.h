@@ -25,4 +25,20 @@ class LtContext {
   size_t workspace_bytes_;
 };
 
+struct LtPlanCache;  // cublaslt_plan.h
+
+// One GEMM class's plans by call shape, owned (the map stays out of this header: its <memory> brings
+// ::sync into the tests' scope).
+class LtPlans {
+ public:
+  LtPlans();
+  ~LtPlans();
+  LtPlans(const LtPlans&) = delete;
+  LtPlans& operator=(const LtPlans&) = delete;
+  LtPlanCache& operator*() const { return *cache_; }
+
+ private:
+  LtPlanCache* cache_;
+};
+
 }  // namespace bert::cuda

@@ -30,14 +30,35 @@ struct LtPlan {
   cublasLtMatrixLayout_t c_layout() const { return c ? c : d; }
 };
 
-// Plans by call shape: K is a std::array of the shape's integers.
-template <size_t N>
-using LtPlanCache = std::map<std::array<int64_t, N>, std::unique_ptr<LtPlan>>;
-
 template <typename T>
 void set_lt_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const T& v) {
   BERT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, attr, &v, sizeof(v)));
 }
+
+// A call shape's integers: a GEMM class keys its plans by as many as it needs (the rest stay 0).
+using LtPlanKey = std::array<int64_t, 18>;
+
+// One GEMM class's plans by call shape (owned by its LtPlans, cublaslt_context.h).
+struct LtPlanCache {
+  std::map<LtPlanKey, std::unique_ptr<LtPlan>> plans;
+
+  // The plan kept for key, else a new one: its descriptor created (fp32 compute and scale) with the
+  // operands' transposes, then completed by finish (attributes, layouts, the heuristic); a finish that
+  // throws keeps nothing, and the next call of that shape tries again.
+  template <class Finish>
+  LtPlan& get(const LtPlanKey& key, cublasOperation_t op_a, cublasOperation_t op_b, Finish&& finish) {
+    std::unique_ptr<LtPlan>& slot = plans[key];
+    if (!slot) {
+      auto p = std::make_unique<LtPlan>();
+      BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, op_a);
+      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, op_b);
+      finish(*p);
+      slot = std::move(p);
+    }
+    return *slot;
+  }
+};
 
 // The heuristic's first algorithm for the plan's descriptors within `workspace` bytes, into p.algo
 // (p.found: it named one); its status. alignments (nullable): A, B, C, D's in bytes. The heuristic

@@ -99,6 +99,19 @@ struct CudaModel::State {
   HeadPass head_pass(OpTimer* timer) {
     return HeadPass{w.get(), w16.get(), g.get(), &gemm, timer, stream};
   }
+  // The embeddings' LayerNorm (no residual; its dropout follows it), for the forward and the backward.
+  LayerNormForwardArgs emb_layernorm() {
+    LayerNormForwardArgs ln;
+    ln.x = emb_sum.get();
+    ln.gamma = w.get() + L.emb_ln_g;
+    ln.beta = w.get() + L.emb_ln_b;
+    ln.y = emb_ln.get();
+    ln.mean = emb_mean.get();
+    ln.rstd = emb_rstd.get();
+    ln.rows = batch->T;
+    ln.hidden = c.hidden;
+    return ln;
+  }
 };
 
 CudaModel::CudaModel(const model::ParamLayout& layout, const CudaModelLimits& lim) {
@@ -188,7 +201,6 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
   const auto& c = s.c;
   const auto& L = s.L;
   const DeviceBatch& b = *s.batch;
-  const float* P = s.w.get();
   const bf16* P16 = s.w16.get();
   const int T = b.T, H = c.hidden;
   cudaStream_t st = s.stream;
@@ -204,17 +216,8 @@ void CudaModel::forward(const model::DropoutContext& d, OpTimer* timer, bool tra
   mark(Op::EmbeddingFwd);
   embedding_forward(EmbeddingInputs{b.ids.get(), b.pos.get(), b.seg.get(), b.mask.get(), T},
                     {P16 + L.word_emb, P16 + L.pos_emb, P16 + L.type_emb}, s.emb_sum.get(), H, st);
-  LayerNormForwardArgs ln;  // without residual or dropout
-  ln.x = s.emb_sum.get();
-  ln.gamma = P + L.emb_ln_g;
-  ln.beta = P + L.emb_ln_b;
-  ln.y = s.emb_ln.get();
-  ln.mean = s.emb_mean.get();
-  ln.rstd = s.emb_rstd.get();
-  ln.rows = T;
-  ln.hidden = H;
   mark(Op::LayerNormFwd);
-  layernorm_forward(ln, st);
+  layernorm_forward(s.emb_layernorm(), st);
   mark(Op::DropoutFwd);
   dropout_apply(s.emb_ln.get(), s.x0.get(), sz(T, H), pass.spec(-1, 0, c.hidden_dropout), st);
   if (s.cudnn) {  // the batch's sequences as cuDNN's ragged entries, for every layer of this pass and its backward
@@ -241,7 +244,6 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
   const auto& c = s.c;
   const auto& L = s.L;
   const DeviceBatch& b = *s.batch;
-  const float* P = s.w.get();
   float* G = s.g.get();
   const int T = b.T, H = c.hidden;
   cudaStream_t st = s.stream;
@@ -273,20 +275,11 @@ void CudaModel::backward(float grad_scale, const GradsReady& on_ready, OpTimer* 
   // embeddings: dropout, LayerNorm, table scatter-add (dfo/dao serve as scratch)
   mark(Op::DropoutBwd);
   dropout_apply(g.dH.get(), g.dfo.get(), sz(T, H), pass.spec(-1, 0, c.hidden_dropout), st);
-  LayerNormBackwardArgs ln;
-  ln.dy = g.dfo.get();
-  ln.x = s.emb_sum.get();
-  ln.gamma = P + L.emb_ln_g;
-  ln.mean = s.emb_mean.get();
-  ln.rstd = s.emb_rstd.get();
-  ln.dz = g.dao.get();
-  ln.dgamma = G + L.emb_ln_g;
-  ln.dbeta = G + L.emb_ln_b;
-  ln.scratch = g.ln_scratch.get();
-  ln.rows = T;
-  ln.hidden = H;
   mark(Op::LayerNormBwd);
-  layernorm_backward(ln, st);
+  layernorm_backward(layernorm_backward_args(s.emb_layernorm(), {.dy = g.dfo.get(), .dz = g.dao.get(),
+                                                                 .dgamma = G + L.emb_ln_g, .dbeta = G + L.emb_ln_b,
+                                                                 .scratch = g.ln_scratch.get()}),
+                     st);
   mark(Op::EmbeddingBwd);
   embedding_backward(EmbeddingInputs{b.ids.get(), b.pos.get(), b.seg.get(), b.mask.get(), T}, g.dao.get(),
                      {G + L.word_emb, G + L.pos_emb, G + L.type_emb}, H, st);

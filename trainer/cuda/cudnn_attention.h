@@ -38,11 +38,7 @@ struct CudnnForwardArgs {
   float* dropout_mask = nullptr;
 };
 
-struct CudnnBackwardArgs {
-  AttentionShape shape;
-  const __nv_bfloat16* qkv = nullptr;
-  const __nv_bfloat16* out = nullptr;
-  const __nv_bfloat16* dout = nullptr;
+struct CudnnBackwardArgs : AttentionBackwardInputs {
   const float* stats = nullptr;
   DropoutSpec dropout;                 // the forward's (its p)
   const int64_t* rng = nullptr;        // the forward's

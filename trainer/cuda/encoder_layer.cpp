@@ -29,6 +29,32 @@ uint8_t* ln_keep(const LayerPass& p, DeviceBuffer<uint8_t>& b) {
   return p.drop.enabled && p.L->config.hidden_dropout > 0.f ? b.get() : nullptr;
 }
 
+// The layer's two residual LayerNorms as the forward runs them (site 1: x + dropout(attention output) -> h1;
+// site 2: h1 + dropout(FFN output) -> h2); the backward reads its inputs from the same description.
+struct LnParams {
+  size_t gamma, beta;  // offsets in the flat buffers
+};
+LnParams ln_params(const model::LayerOffsets& o, int site) {
+  return site == 1 ? LnParams{o.ao_ln_g, o.ao_ln_b} : LnParams{o.o_ln_g, o.o_ln_b};
+}
+LayerNormForwardArgs layer_ln(const LayerPass& p, int l, int site, const bf16* x, LayerActs& a) {
+  const LnParams w = ln_params(p.L->layer[static_cast<size_t>(l)], site);
+  const bool first = site == 1;
+  LayerNormForwardArgs n;
+  n.x = first ? a.ao.get() : a.fo.get();
+  n.residual = first ? x : a.h1.get();
+  n.dropout = p.spec(l, site, p.L->config.hidden_dropout);
+  n.gamma = p.P + w.gamma;
+  n.beta = p.P + w.beta;
+  n.y = first ? a.h1.get() : a.h2.get();
+  n.mean = first ? a.mean1.get() : a.mean2.get();
+  n.rstd = first ? a.rstd1.get() : a.rstd2.get();
+  n.keep_out = ln_keep(p, first ? a.ln_keep1 : a.ln_keep2);
+  n.rows = p.attn.tokens;
+  n.hidden = p.L->config.hidden;
+  return n;
+}
+
 }  // namespace
 
 void LayerActs::allocate(const model::BertConfig& c, int T, const AttentionShape& attn_max, bool fp8, bool cudnn) {
@@ -59,10 +85,9 @@ void encoder_layer_forward(const LayerPass& p, int l, const bf16* x, LayerActs& 
   const model::BertConfig& c = p.L->config;
   const model::LayerOffsets& o = p.L->layer[static_cast<size_t>(l)];
   const int T = p.attn.tokens, H = c.hidden, I = c.intermediate;
-  const float ph = c.hidden_dropout, pa = c.attention_dropout;
+  const float pa = c.attention_dropout;
   cudaStream_t st = p.stream;
   auto mark = [&](Op op) { mark_op(p.timer, op, st); };
-  const float* P = p.P;
   const bf16* P16 = p.P16;
 
   mark(Op::QkvFwd);
@@ -82,83 +107,61 @@ void encoder_layer_forward(const LayerPass& p, int l, const bf16* x, LayerActs& 
                                            a.lse.get(), keep_bits(p, a)},
                       st);
   }
-  mark(Op::AttnOutFwd);
-  if (p.fp8)
-    p.fp8->attn_out_forward(l, a.ctx.get(), P16, a.ao.get(), T, st);
-  else
-    p.gemm->forward(a.ctx.get(), P16 + o.ao_w, WeightLayout::KernelInOut, P16 + o.ao_b, a.ao.get(), T, H, H, false,
-                    nullptr, st);
-  LayerNormForwardArgs l1;
-  l1.x = a.ao.get();
-  l1.residual = x;
-  l1.dropout = p.spec(l, 1, ph);
-  l1.gamma = P + o.ao_ln_g;
-  l1.beta = P + o.ao_ln_b;
-  l1.y = a.h1.get();
-  l1.mean = a.mean1.get();
-  l1.rstd = a.rstd1.get();
-  l1.keep_out = ln_keep(p, a.ln_keep1);
-  l1.rows = T;
-  l1.hidden = H;
+  // The dense layers after attention: FP8 (fp8_dense.h's method for the layer, from fp8_x into fp8_y: the GELU
+  // output exists in FP8 only, so pre stands between the FFN's two) or bf16 (gemm.h: y = x W + b; GELU when
+  // pre, the pre-activation, is given).
+  struct Bf16Dense {
+    const bf16* x;
+    size_t w, b;
+    bf16* y;
+    int in, out;
+    bf16* pre;
+  };
+  using Fp8Forward = void (Fp8DenseLayers::*)(int, const bf16*, const bf16*, bf16*, int, cudaStream_t);
+  const auto dense = [&](Op op, Fp8Forward fp8, const bf16* fp8_x, bf16* fp8_y, const Bf16Dense& d) {
+    mark(op);
+    if (p.fp8)
+      (p.fp8->*fp8)(l, fp8_x, P16, fp8_y, T, st);
+    else
+      p.gemm->forward(d.x, P16 + d.w, WeightLayout::KernelInOut, P16 + d.b, d.y, T, d.in, d.out, d.pre != nullptr,
+                      d.pre, st);
+  };
+  dense(Op::AttnOutFwd, &Fp8DenseLayers::attn_out_forward, a.ctx.get(), a.ao.get(),
+        {a.ctx.get(), o.ao_w, o.ao_b, a.ao.get(), H, H, nullptr});
   mark(Op::LayerNormFwd);
-  layernorm_forward(l1, st);
-  mark(Op::FfnInFwd);
-  if (p.fp8)
-    p.fp8->ffn_in_forward(l, a.h1.get(), P16, a.pre.get(), T, st);
-  else
-    p.gemm->forward(a.h1.get(), P16 + o.i_w, WeightLayout::KernelInOut, P16 + o.i_b, a.act.get(), T, H, I, true,
-                    a.pre.get(), st);
-  mark(Op::FfnOutFwd);
-  if (p.fp8)
-    p.fp8->ffn_out_forward(l, a.pre.get(), P16, a.fo.get(), T, st);
-  else
-    p.gemm->forward(a.act.get(), P16 + o.o_w, WeightLayout::KernelInOut, P16 + o.o_b, a.fo.get(), T, I, H, false,
-                    nullptr, st);
-  LayerNormForwardArgs l2 = l1;
-  l2.x = a.fo.get();
-  l2.residual = a.h1.get();
-  l2.dropout = p.spec(l, 2, ph);
-  l2.gamma = P + o.o_ln_g;
-  l2.beta = P + o.o_ln_b;
-  l2.y = a.h2.get();
-  l2.mean = a.mean2.get();
-  l2.rstd = a.rstd2.get();
-  l2.keep_out = ln_keep(p, a.ln_keep2);
+  layernorm_forward(layer_ln(p, l, 1, x, a), st);
+  dense(Op::FfnInFwd, &Fp8DenseLayers::ffn_in_forward, a.h1.get(), a.pre.get(),
+        {a.h1.get(), o.i_w, o.i_b, a.act.get(), H, I, a.pre.get()});
+  dense(Op::FfnOutFwd, &Fp8DenseLayers::ffn_out_forward, a.pre.get(), a.fo.get(),
+        {a.act.get(), o.o_w, o.o_b, a.fo.get(), I, H, nullptr});
   mark(Op::LayerNormFwd);
-  layernorm_forward(l2, st);
+  layernorm_forward(layer_ln(p, l, 2, x, a), st);
 }
 
 void encoder_layer_backward(const LayerPass& p, int l, const bf16* x, LayerActs& a, LayerGrads& g) {
   const model::BertConfig& c = p.L->config;
   const model::LayerOffsets& o = p.L->layer[static_cast<size_t>(l)];
   const int T = p.attn.tokens, H = c.hidden, I = c.intermediate;
-  const float ph = c.hidden_dropout, pa = c.attention_dropout;
+  const float pa = c.attention_dropout;
   cudaStream_t st = p.stream;
   auto mark = [&](Op op) { mark_op(p.timer, op, st); };
-  const float* P = p.P;
   const bf16* P16 = p.P16;
   float* G = p.G;
   float* bsc = g.bias_scratch.get();
 
+  // A residual LayerNorm's backward (site as in layer_ln): from dy, the gradients of the residual (dz) and of
+  // the sublayer's output (dx); gamma's and beta's added into G.
+  const auto ln_backward = [&](int site, const bf16* dy, bf16* dz, bf16* dx) {
+    const LnParams w = ln_params(o, site);
+    mark(Op::LayerNormBwd);
+    layernorm_backward(layernorm_backward_args(layer_ln(p, l, site, x, a),
+                                               {.dy = dy, .dz = dz, .dx = dx, .dgamma = G + w.gamma,
+                                                .dbeta = G + w.beta, .scratch = g.ln_scratch.get()}),
+                       st);
+  };
+
   // LN2 <- residual h1 + dropout(FFN out)
-  LayerNormBackwardArgs l2;
-  l2.dy = g.dH.get();
-  l2.x = a.fo.get();
-  l2.residual = a.h1.get();
-  l2.dropout = p.spec(l, 2, ph);
-  l2.keep = ln_keep(p, a.ln_keep2);
-  l2.gamma = P + o.o_ln_g;
-  l2.mean = a.mean2.get();
-  l2.rstd = a.rstd2.get();
-  l2.dz = g.dh1.get();
-  l2.dx = g.dfo.get();
-  l2.dgamma = G + o.o_ln_g;
-  l2.dbeta = G + o.o_ln_b;
-  l2.scratch = g.ln_scratch.get();
-  l2.rows = T;
-  l2.hidden = H;
-  mark(Op::LayerNormBwd);
-  layernorm_backward(l2, st);
+  ln_backward(2, g.dH.get(), g.dh1.get(), g.dfo.get());
   // FFN: output dense (GELU backward fused into its data gradient), intermediate dense
   mark(Op::FfnOutBwd);
   if (p.fp8)  // dpre serves as the bf16 gradient of the GELU output
@@ -176,21 +179,7 @@ void encoder_layer_backward(const LayerPass& p, int l, const bf16* x, LayerActs&
                             .db = G + o.i_b, .bias_scratch = bsc, .tokens = T, .in = H, .out = I, .dx_beta = 1.f},
                            st);
   // LN1 <- residual x + dropout(attention output dense)
-  LayerNormBackwardArgs l1 = l2;
-  l1.dy = g.dh1.get();
-  l1.x = a.ao.get();
-  l1.residual = x;
-  l1.dropout = p.spec(l, 1, ph);
-  l1.keep = ln_keep(p, a.ln_keep1);
-  l1.gamma = P + o.ao_ln_g;
-  l1.mean = a.mean1.get();
-  l1.rstd = a.rstd1.get();
-  l1.dz = g.dX.get();
-  l1.dx = g.dao.get();
-  l1.dgamma = G + o.ao_ln_g;
-  l1.dbeta = G + o.ao_ln_b;
-  mark(Op::LayerNormBwd);
-  layernorm_backward(l1, st);
+  ln_backward(1, g.dh1.get(), g.dX.get(), g.dao.get());
   mark(Op::AttnOutBwd);
   if (p.fp8)
     p.fp8->attn_out_backward(l, g.dao.get(), g.dctx.get(), G, T, st);

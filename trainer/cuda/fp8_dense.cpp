@@ -117,17 +117,11 @@ void Fp8DenseLayers::dense_forward(const bf16* x, Fp8CastOp op, int x_tensor, ui
   mark_part(timer_, model::StepOp::Fp8CastFwd, st, [&] {
     fp8_cast(activation_cast(x, op, nullptr, Fp8Format::e4m3, x_tensor, recording_, in8_.get(), x_t, T, in), st);
   });
-  Fp8GemmArgs g;
-  g.x = {in8_.get(), Fp8Format::e4m3, scaling_.scale_inv(x_tensor), in};
-  g.w = {wt, Fp8Format::e4m3, scaling_.scale_inv(w_tensor), in};
-  g.rows = T;
-  g.cols = out;
-  g.k = in;
-  g.d = y;
-  g.d_type = Fp8OutType::bf16;
-  g.bias = bias;
-  g.fast_accum = true;  // Transformer Engine: forward GEMMs without split accumulation
-  gemm_.run(g, st);
+  // Transformer Engine's forward GEMMs: fast accumulation (no split accumulation)
+  gemm_.run({.x = {in8_.get(), Fp8Format::e4m3, scaling_.scale_inv(x_tensor), in},
+             .w = {wt, Fp8Format::e4m3, scaling_.scale_inv(w_tensor), in}, .rows = T, .cols = out, .k = in, .d = y,
+             .d_type = Fp8OutType::bf16, .bias = bias, .fast_accum = true},
+            st);
 }
 
 void Fp8DenseLayers::cast_grad(const bf16* dy, Fp8CastOp op, const bf16* pre, int grad_tensor, int T, int out,
@@ -142,30 +136,18 @@ void Fp8DenseLayers::cast_grad(const bf16* dy, Fp8CastOp op, const bf16* pre, in
 
 void Fp8DenseLayers::data_grad(int grad_tensor, const uint8_t* w8, int w_tensor, bf16* dx, float beta, int T, int in,
                                int out, cudaStream_t st) {
-  Fp8GemmArgs g;
-  g.x = {dy8_.get(), Fp8Format::e5m2, scaling_.scale_inv(grad_tensor), out};
-  g.w = {w8, Fp8Format::e4m3, scaling_.scale_inv(w_tensor), out};
-  g.rows = T;
-  g.cols = in;
-  g.k = out;
-  g.d = dx;
-  g.d_type = Fp8OutType::bf16;
-  g.beta = beta;
-  gemm_.run(g, st);
+  gemm_.run({.x = {dy8_.get(), Fp8Format::e5m2, scaling_.scale_inv(grad_tensor), out},
+             .w = {w8, Fp8Format::e4m3, scaling_.scale_inv(w_tensor), out}, .rows = T, .cols = in, .k = out, .d = dx,
+             .d_type = Fp8OutType::bf16, .beta = beta},
+            st);
 }
 
 void Fp8DenseLayers::weight_grad(const uint8_t* xt, int x_tensor, int grad_tensor, int64_t dy_row0, float* dw, int T,
                                  int in, int out, cudaStream_t st) {
-  Fp8GemmArgs g;
-  g.x = {xt, Fp8Format::e4m3, scaling_.scale_inv(x_tensor), T};
-  g.w = {dy8t_.get() + dy_row0 * T, Fp8Format::e5m2, scaling_.scale_inv(grad_tensor), T};
-  g.rows = in;
-  g.cols = out;
-  g.k = T;
-  g.d = dw;
-  g.d_type = Fp8OutType::f32;
-  g.beta = 1.f;
-  gemm_.run(g, st);
+  gemm_.run({.x = {xt, Fp8Format::e4m3, scaling_.scale_inv(x_tensor), T},
+             .w = {dy8t_.get() + dy_row0 * T, Fp8Format::e5m2, scaling_.scale_inv(grad_tensor), T}, .rows = in,
+             .cols = out, .k = T, .d = dw, .d_type = Fp8OutType::f32, .beta = 1.f},
+            st);
 }
 
 void Fp8DenseLayers::qkv_forward(int l, const bf16* x, bf16* qkv, int T, cudaStream_t st) {

@@ -10,8 +10,6 @@
 namespace bert::cuda {
 namespace {
 
-using PlanKey = std::array<int64_t, 13>;
-
 cudaDataType_t cuda_type(model::Fp8Format f) { return f == model::Fp8Format::e4m3 ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2; }
 
 cudaDataType_t cuda_type(Fp8OutType t) {
@@ -61,14 +59,9 @@ std::string shape(const Fp8GemmArgs& a) {
 
 }  // namespace
 
-struct Fp8Gemm::PlanCache {
-  LtPlanCache<13> plans;
-};
-
-Fp8Gemm::Fp8Gemm(LtContext& lt) : lt_(lt), plans_(new PlanCache) {}
+Fp8Gemm::Fp8Gemm(LtContext& lt) : lt_(lt) {}
 
 Fp8Gemm::~Fp8Gemm() {
-  delete plans_;
   if (c16_) cudaFree(c16_);
 }
 
@@ -113,37 +106,30 @@ void Fp8Gemm::run(const Fp8GemmArgs& a, cudaStream_t stream) {
            (a.fast_accum ? ", fast accumulation" : "") + ")";
   };
 
-  const PlanKey key{a.rows, a.cols, a.k, ldx, ldw, ldd, static_cast<int64_t>(a.x.format),
-                    static_cast<int64_t>(a.w.format), static_cast<int64_t>(a.d_type),
-                    (a.bias ? 1 : 0) | (a.d_scale ? 2 : 0) | (a.amax_d ? 4 : 0) | (a.fast_accum ? 8 : 0),
-                    alignment(a.x.p), alignment(a.w.p), alignment(a.d)};
-  std::unique_ptr<LtPlan>& slot = plans_->plans[key];
-  if (!slot) {
-    // Column-major: D (cols x rows) = W^T (cols x k, W stored k x cols: op T) * X (k x rows, op N).
-    auto p = std::make_unique<LtPlan>();
-    BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
-    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
-    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<int8_t>(a.fast_accum ? 1 : 0));
+  const LtPlanKey key{a.rows, a.cols, a.k, ldx, ldw, ldd, static_cast<int64_t>(a.x.format),
+                      static_cast<int64_t>(a.w.format), static_cast<int64_t>(a.d_type),
+                      (a.bias ? 1 : 0) | (a.d_scale ? 2 : 0) | (a.amax_d ? 4 : 0) | (a.fast_accum ? 8 : 0),
+                      alignment(a.x.p), alignment(a.w.p), alignment(a.d)};
+  // Column-major: D (cols x rows) = W^T (cols x k, W stored k x cols: op T) * X (k x rows, op N).
+  LtPlan& p = (*plans_).get(key, CUBLAS_OP_T, CUBLAS_OP_N, [&](LtPlan& n) {
+    set_lt_attr(n.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<int8_t>(a.fast_accum ? 1 : 0));
     if (a.bias) {
-      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
-      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, static_cast<int32_t>(CUDA_R_16BF));
+      set_lt_attr(n.op, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
+      set_lt_attr(n.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, static_cast<int32_t>(CUDA_R_16BF));
     }
-    set_pointers(p->op, a);  // the heuristic sees which scales and epilogue pointers there are
-    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, cuda_type(a.w.format), a.k, a.cols, ldw));
-    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, cuda_type(a.x.format), a.k, a.rows, ldx));
-    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->c, fp8_out ? CUDA_R_16BF : cuda_type(a.d_type), a.cols, a.rows,
+    set_pointers(n.op, a);  // the heuristic sees which scales and epilogue pointers there are
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&n.a, cuda_type(a.w.format), a.k, a.cols, ldw));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&n.b, cuda_type(a.x.format), a.k, a.rows, ldx));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&n.c, fp8_out ? CUDA_R_16BF : cuda_type(a.d_type), a.cols, a.rows,
                                                  fp8_out ? a.cols : ldd));
-    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, cuda_type(a.d_type), a.cols, a.rows, ldd));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&n.d, cuda_type(a.d_type), a.cols, a.rows, ldd));
     // C (an FP8 output's) is c16_, from cudaMalloc
     const uint32_t al[4] = {alignment(a.w.p), alignment(a.x.p), alignment(c), alignment(a.d)};
-    const cublasStatus_t hs = pick_algo(lt_.handle(), *p, lt_.workspace_bytes(), al);
-    if (!p->found)
+    const cublasStatus_t hs = pick_algo(lt_.handle(), n, lt_.workspace_bytes(), al);
+    if (!n.found)
       throw CudaError("cuBLASLt: no FP8 algorithm for " + what() + ": " + cublasLtGetStatusString(hs) +
                       " (FP8 needs sm_89 or later)");
-    slot = std::move(p);
-  }
-  LtPlan& p = *slot;
+  });
   set_pointers(p.op, a);
   const float alpha = 1.f;
   const cublasStatus_t st = cublasLtMatmul(lt_.handle(), p.op, &alpha, a.w.p, p.a, a.x.p, p.b, &a.beta, c, p.c, a.d,

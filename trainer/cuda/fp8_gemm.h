@@ -50,17 +50,14 @@ class Fp8Gemm {
  public:
   explicit Fp8Gemm(LtContext& lt);
   ~Fp8Gemm();
-  Fp8Gemm(const Fp8Gemm&) = delete;
-  Fp8Gemm& operator=(const Fp8Gemm&) = delete;
 
   // Descriptors and the heuristic's algorithm are made on a call shape's first call and kept (the
   // pointers set per call): a graph replays it, an eager call queries nothing again.
   void run(const Fp8GemmArgs& a, cudaStream_t stream);
 
  private:
-  struct PlanCache;
   LtContext& lt_;
-  PlanCache* plans_ = nullptr;  // owned
+  LtPlans plans_;  // (not copyable, so neither is the class)
   // An FP8 D takes a bf16 C of its own (cuBLASLt refuses C == D with another type; beta is 0, so it is never
   // read): grown on first use, so FP8-output GEMMs run eagerly, outside graph capture.
   void* c16_ = nullptr;

@@ -35,8 +35,6 @@ struct Gemm::Call {
 
 namespace {
 
-using PlanKey = std::array<int64_t, 18>;
-
 void set_batch(cublasLtMatrixLayout_t l, int count, int64_t stride) {
   if (count <= 1) return;
   BERT_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
@@ -46,46 +44,34 @@ void set_batch(cublasLtMatrixLayout_t l, int count, int64_t stride) {
 
 }  // namespace
 
-struct Gemm::PlanCache {
-  LtPlanCache<18> plans;
-};
-
-Gemm::Gemm(LtContext& lt) : lt_(lt), plans_(new PlanCache) {}
+Gemm::Gemm(LtContext& lt) : lt_(lt) {}
 
 Gemm::~Gemm() {
-  delete plans_;
   if (colsum_scratch_) cudaFree(colsum_scratch_);
 }
 
 bool Gemm::run(const Call& c, cudaStream_t stream, bool may_fail) {
   if (c.m == 0 || c.n == 0) return true;
-  const PlanKey key{c.op_a, c.op_b, c.m, c.n, c.k, c.lda, c.ldb, c.ldd, c.d_type, c.epilogue, c.bias != nullptr,
-                    c.aux != nullptr, c.aux_ld, c.batch, c.stride_a, c.stride_b, c.stride_d, c.stride_bias};
-  std::unique_ptr<LtPlan>& slot = plans_->plans[key];
-  if (!slot) {
-    auto p = std::make_unique<LtPlan>();
-    BERT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, c.op_a);
-    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, c.op_b);
-    set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, c.epilogue);
-    if (c.bias) set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
+  const LtPlanKey key{c.op_a, c.op_b, c.m, c.n, c.k, c.lda, c.ldb, c.ldd, c.d_type, c.epilogue, c.bias != nullptr,
+                      c.aux != nullptr, c.aux_ld, c.batch, c.stride_a, c.stride_b, c.stride_d, c.stride_bias};
+  LtPlan& p = (*plans_).get(key, c.op_a, c.op_b, [&](LtPlan& n) {
+    set_lt_attr(n.op, CUBLASLT_MATMUL_DESC_EPILOGUE, c.epilogue);
+    if (c.bias) set_lt_attr(n.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, c.bias);
     if (c.aux) {
-      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
-      set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, c.aux_ld);
+      set_lt_attr(n.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, c.aux);
+      set_lt_attr(n.op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, c.aux_ld);
     }
     const bool ta = c.op_a != CUBLAS_OP_N, tb = c.op_b != CUBLAS_OP_N;
-    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, ta ? c.k : c.m, ta ? c.m : c.k, c.lda));
-    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_16BF, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb));
-    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, c.d_type, c.m, c.n, c.ldd));
-    set_batch(p->a, c.batch, c.stride_a);
-    set_batch(p->b, c.batch, c.stride_b);
-    set_batch(p->d, c.batch, c.stride_d);
-    if (c.batch > 1 && c.bias) set_lt_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
-    const cublasStatus_t hs = pick_algo(lt_.handle(), *p, lt_.workspace_bytes());
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&n.a, CUDA_R_16BF, ta ? c.k : c.m, ta ? c.m : c.k, c.lda));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&n.b, CUDA_R_16BF, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb));
+    BERT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&n.d, c.d_type, c.m, c.n, c.ldd));
+    set_batch(n.a, c.batch, c.stride_a);
+    set_batch(n.b, c.batch, c.stride_b);
+    set_batch(n.d, c.batch, c.stride_d);
+    if (c.batch > 1 && c.bias) set_lt_attr(n.op, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, c.stride_bias);
+    const cublasStatus_t hs = pick_algo(lt_.handle(), n, lt_.workspace_bytes());
     if (!may_fail) BERT_CUBLAS_CHECK(hs);
-    slot = std::move(p);
-  }
-  LtPlan& p = *slot;
+  });
   if (!p.found) {
     if (may_fail) return false;
     throw CudaError("cuBLASLt: no algorithm for m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +

@@ -56,8 +56,6 @@ class Gemm {
  public:
   explicit Gemm(LtContext& lt);
   ~Gemm();
-  Gemm(const Gemm&) = delete;
-  Gemm& operator=(const Gemm&) = delete;
 
   // bias (bf16, nullable); gelu: y = gelu_tanh(xW + b) and pre_act (nullable unless gelu) = xW + b.
   void forward(const __nv_bfloat16* x, const __nv_bfloat16* w, WeightLayout layout, const __nv_bfloat16* bias,
@@ -79,12 +77,10 @@ class Gemm {
 
  private:
   struct Call;
-  // Descriptors and the heuristic's algorithm of each call shape, made on its first call and kept.
-  struct PlanCache;
   // false when cuBLASLt has no algorithm for the call (only tolerated for BGRAD epilogues).
   bool run(const Call& c, cudaStream_t stream, bool may_fail = false);
   LtContext& lt_;
-  PlanCache* plans_ = nullptr;  // owned (no <memory> here: it brings ::sync into the tests' scope)
+  LtPlans plans_;  // each call shape's descriptors and algorithm, made on its first call (not copyable)
   float* colsum_scratch_ = nullptr;  // grown on demand for the bias-gradient fallback
   size_t colsum_scratch_floats_ = 0;
 };

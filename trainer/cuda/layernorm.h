@@ -51,4 +51,20 @@ struct LayerNormBackwardArgs {
 size_t layernorm_backward_scratch_floats(int rows, int hidden);
 void layernorm_backward(const LayerNormBackwardArgs& a, cudaStream_t stream);
 
+// The gradients of one LayerNorm site; its inputs are those its forward read (x, residual, dropout, gamma,
+// statistics, keep flags), so a caller describes a site once, as forward arguments, and derives the backward's.
+struct LayerNormGrads {
+  const __nv_bfloat16* dy = nullptr;
+  __nv_bfloat16* dz = nullptr;  // nullable
+  __nv_bfloat16* dx = nullptr;  // nullable
+  float* dgamma = nullptr;
+  float* dbeta = nullptr;
+  float* scratch = nullptr;
+};
+inline LayerNormBackwardArgs layernorm_backward_args(const LayerNormForwardArgs& f, const LayerNormGrads& g) {
+  return {.dy = g.dy, .x = f.x, .residual = f.residual, .dropout = f.dropout, .keep = f.keep_out, .gamma = f.gamma,
+          .mean = f.mean, .rstd = f.rstd, .dz = g.dz, .dx = g.dx, .dgamma = g.dgamma, .dbeta = g.dbeta,
+          .scratch = g.scratch, .rows = f.rows, .hidden = f.hidden};
+}
+
 }  // namespace bert::cuda

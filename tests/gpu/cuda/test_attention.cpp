@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tests/gpu/cuda/gpu_test.h"
+#include "tests/unit/cuda/attention_layout.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cuda/attention.h"
 
@@ -16,22 +17,11 @@ void check_attention(int seq_len, const std::vector<std::vector<int>>& rows, int
   CAPTURE(seq_len);
   CAPTURE(heads);
   CAPTURE(p);
-  const int H = heads * 64, T = static_cast<int>(rows.size()) * seq_len;
-  std::vector<int32_t> start{0};      // compact offsets (CPU layout)
-  std::vector<int32_t> first_flat;     // Batch::seq_first_token
-  std::vector<int32_t> lengths;        // Batch::seq_lengths
-  int max_len = 0;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    int off = static_cast<int>(r) * seq_len;
-    for (int len : rows[r]) {
-      first_flat.push_back(off);
-      lengths.push_back(len);
-      start.push_back(start.back() + len);
-      off += len;
-      max_len = std::max(max_len, len);
-    }
-  }
-  const int S = static_cast<int>(first_flat.size());
+  const Layout lay(seq_len, heads, rows);
+  const int H = lay.hd(), T = lay.tokens(), S = lay.num_seqs(), max_len = lay.max_len();
+  const auto& start = lay.start;            // compact offsets (CPU layout)
+  const auto& first_flat = lay.first_flat;  // Batch::seq_first_token
+  const auto& lengths = lay.lengths;        // Batch::seq_lengths
 
   std::mt19937_64 g(seed);
   auto qkv = random_vec(static_cast<size_t>(T) * 3 * H, g, -2.f, 2.f);

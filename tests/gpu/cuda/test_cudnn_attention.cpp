@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "tests/gpu/cuda/gpu_test.h"
+#include "tests/unit/cuda/attention_layout.h"
 #include "trainer/cpu/attention.h"
 #include "trainer/cuda/cudnn_attention.h"
 
@@ -26,19 +27,9 @@ struct Case {
   std::vector<int64_t> prob_off;
 
   Case(int seq, const std::vector<std::vector<int>>& rows, int h, uint64_t seed) : seq_len(seq), heads(h) {
-    H = heads * 64;
-    T = static_cast<int>(rows.size()) * seq_len;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      int off = static_cast<int>(r) * seq_len;
-      for (int len : rows[r]) {
-        first.push_back(off);
-        lens.push_back(len);
-        start.push_back(start.back() + len);
-        off += len;
-        max_len = std::max(max_len, len);
-      }
-    }
-    S = static_cast<int>(first.size());
+    const Layout lay(seq, h, rows);
+    H = lay.hd(), T = lay.tokens(), S = lay.num_seqs(), max_len = lay.max_len();
+    start = lay.start, first = lay.first_flat, lens = lay.lengths;
     std::mt19937_64 g(seed);
     qkv = random_vec(static_cast<size_t>(T) * 3 * H, g, -2.f, 2.f);
     for (float& x : qkv) x = round_bf16(x);

@@ -7,36 +7,21 @@
 #   (v1.1: no --mpi, no slurm2pytorch) or from a PaddlePaddle-style run_and_time.sh, and helpers the
 #   config's folder lacks. Usage: import_shapes.sh HARNESS SOURCE_DIR WORK
 set -uo pipefail
-HARNESS=$1 SRC=$2 WORK=$3
-S=$SRC/tests/fixtures/configs-sample
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-data=(--env DATADIR_PHASE2=/data/hdf5 --env DATADIR_PHASE2_PACKED=/data/packed --env EVALDIR=/data/eval --env CHECKPOINTDIR_PHASE1=/data/phase1)
+source "$(dirname "$0")/import_lib.sh" "$@"
 
 # A v1.1-style NVIDIA config for a DGX A100 with the given tail lines, in folder $1 (run.sub beside it when $3 is set).
 make_config() {  # folder name walltime-lines [run.sub]
   local d=$WORK/$1/impl
   mkdir -p "$d"
   printf 'export DGXNGPU=8\nexport DGXSOCKETCORES=64\nexport DGXNSOCKET=2\nexport DGXHT=2\n' > "$d/config_DGXA100_common.sh"
-  cat > "$d/$2" <<EOC
-export BATCHSIZE=56
-export GRADIENT_STEPS=1
-export LR=3.5e-4
-export MAX_SAMPLES_TERMINATION=4500000
-export MAX_STEPS=7100
-export EXTRA_PARAMS="--dense_seq_output --unpad --unpad_fmha --exchange_padding"
-export PHASE=2
-export EVAL_ITER_START_SAMPLES=150000
-export EVAL_ITER_SAMPLES=150000
+  v11_dl_params 7100 > "$d/$2"
+  cat >> "$d/$2" <<EOC
 export DGXNNODES=1
 export DGXSYSTEM=\$(basename \$(readlink -f \${BASH_SOURCE[0]}) | sed 's/^config_//' | sed 's/\.sh\$//' )
 $3
 source \$(dirname \${BASH_SOURCE[0]})/config_DGXA100_common.sh
 EOC
-  if [ -n "${4:-}" ]; then  # R11's training step: no --mpi, run_and_time.sh itself (it reads SLURM_LOCALID)
-    printf '#!/bin/bash\n#SBATCH --exclusive\nsrun --ntasks="${SLURM_JOB_NUM_NODES}" true\nsrun -l --ntasks="$(( SLURM_JOB_NUM_NODES * DGXNGPU ))" \\\n  --ntasks-per-node="${DGXNGPU}" --container-name="${CONT_NAME}" --container-workdir=${WORK_DIR} "run_and_time.sh"\n' > "$d/run.sub"
-  fi
+  if [ -n "${4:-}" ]; then v11_run_sub "$d"; fi
   echo "$d/$2"
 }
 import() {  # name config [options...]: exit code in $rc, outputs in $WORK/<name>.*
@@ -45,7 +30,6 @@ import() {  # name config [options...]: exit code in $rc, outputs in $WORK/<name
   rc=$?
 }
 dry_run() { "$HARNESS" run "$WORK/$1.yaml" --dry-run > "$WORK/$1.dry" 2> "$WORK/$1.dryerr" || bad "$1: dry-run: $(cat "$WORK/$1.dryerr")"; }
-want() { grep -qE -- "$2" "$1" || bad "$(basename "$1"): no /$2/"; }
 
 # 1. WALLTIME=00:70:00 (v1.1 large-scale configs): Slurm's 70 minutes, one run's job (it does not follow NEXP)
 c=$(make_config w70 config_DGXA100_1x8x56x1.sh "export WALLTIME=00:70:00" runsub)

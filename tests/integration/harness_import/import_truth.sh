@@ -14,14 +14,8 @@
 #      and said so, the builtin trainer's dry-run shows its data.
 # Usage: import_truth.sh HARNESS SOURCE_DIR WORK
 set -uo pipefail
-HARNESS=$1 SRC=$2 WORK=$3
-S=$SRC/tests/fixtures/configs-sample
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-want() { grep -qE -- "$2" "$1" || bad "$(basename "$1"): no /$2/"; }
+source "$(dirname "$0")/import_lib.sh" "$@"
 wantnot() { ! grep -qE -- "$2" "$1" || bad "$(basename "$1"): has /$2/: $(grep -E -- "$2" "$1" | head -1)"; }
-data=(--env DATADIR_PHASE2=/data/hdf5 --env DATADIR_PHASE2_PACKED=/data/packed --env EVALDIR=/data/eval --env CHECKPOINTDIR_PHASE1=/data/phase1)
 unset BERT_SUBMITTER
 import() {  # name config [options...]: exit code in $rc, outputs in $WORK/<name>.*
   local name=$1 config=$2; shift 2
@@ -91,21 +85,10 @@ export DGXNSOCKET=2
 export DGXHT=2         # HT is on is 2, HT off is 1
 export SLURM_NTASKS=${DGXNGPU}
 EOC
-cat > "$D/config_XE8545_2x4x56x1.sh" <<'EOC'
-## DL params
-export BATCHSIZE=56
-export GRADIENT_STEPS=1
-export LR=3.5e-4
-export MAX_SAMPLES_TERMINATION=4500000
-export MAX_STEPS=9000
-export OPT_LAMB_BETA_1=0.9
-export OPT_LAMB_BETA_2=0.999
-export START_WARMUP_STEP=0
-export WARMUP_PROPORTION=0.0
-export EXTRA_PARAMS="--dense_seq_output --unpad --unpad_fmha --exchange_padding"
-export PHASE=2
-export EVAL_ITER_START_SAMPLES=150000
-export EVAL_ITER_SAMPLES=150000
+{ echo '## DL params'
+  v11_dl_params 9000 OPT_LAMB_BETA_1=0.9 OPT_LAMB_BETA_2=0.999 START_WARMUP_STEP=0 WARMUP_PROPORTION=0.0
+} > "$D/config_XE8545_2x4x56x1.sh"
+cat >> "$D/config_XE8545_2x4x56x1.sh" <<'EOC'
 
 #distributed pytorch variables
 export WORLD_SIZE=8
@@ -121,7 +104,7 @@ export WALLTIME=UNLIMITED
 ## System config params
 source config_XE8545_multinode_common.sh
 EOC
-printf '#!/bin/bash\n#SBATCH --exclusive\nsrun --ntasks="${SLURM_JOB_NUM_NODES}" true\nsrun -l --ntasks="$(( SLURM_JOB_NUM_NODES * DGXNGPU ))" --ntasks-per-node="${DGXNGPU}" --container-name="${CONT_NAME}" --container-workdir=${WORK_DIR} "run_and_time.sh"\n' > "$D/run.sub"
+v11_run_sub "$D"
 import dell11 "$D/config_XE8545_2x4x56x1.sh" "${data[@]}" --submitter "Dell"
 [ $rc = 0 ] || bad "dell11: $(cat "$WORK/dell11.err")"
 want "$WORK/dell11.table" "^  MASTER_ADDR += 100.83.149.84 +-> a rendezvous host of the config's own site: the harness gives every rank the first node of the job"

@@ -20,19 +20,15 @@ int main(int argc, char** argv) {
   bool tty = false;
   std::vector<std::string> launch;
   app.add_option("--out", out)->required();
-  app.add_option("--nexp", nexp);
-  app.add_option("--ranks", ranks);
-  app.add_option("--nodes", nodes);
+  for (auto [name, v] : {std::pair{"--nexp", &nexp}, {"--ranks", &ranks}, {"--nodes", &nodes}}) app.add_option(name, *v);
+  for (auto [name, v] : {std::pair{"--launcher", &launcher}, {"--cache-policy", &cache_policy},
+                         {"--walltime", &walltime}, {"--preflight", &preflight}, {"--resume", &resume}})
+    app.add_option(name, *v);
   app.add_option("--seeds", seed_list, "comma-separated seeds (default 1000, 1001, ...)");
-  app.add_option("--launcher", launcher);
   app.add_option("--cache-clear", cache_cmd, "shell command run by sh -c");
-  app.add_option("--cache-policy", cache_policy);
-  app.add_option("--walltime", walltime);
-  app.add_option("--preflight", preflight);
   app.add_option("--bind-cpus", bind_cpus, "CPU list every rank is bound to (preflight checks it)");
   app.add_option("--grace", grace);
   app.add_option("--setup", setup_cmd, "shell command run once by sh -c");
-  app.add_option("--resume", resume);
   std::vector<std::string> data_paths;
   app.add_option("--data-path", data_paths, "KEY=PATH every node must read (Plan::data_paths), repeatable");
   app.add_flag("--tty", tty);

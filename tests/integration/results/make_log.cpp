@@ -18,15 +18,13 @@ int main(int argc, char** argv) {
   int64_t gbs = 1536, seed = 1234, samples = 2500000, start_ms = 1700000000000, eval_every = 150000;
   int64_t train_samples = -1;
   double minutes = 5.0, init_minutes = 2.0, accuracy = 0.7213;
-  app.add_option("--ruleset", ruleset);
-  app.add_option("--division", division);
-  app.add_option("--status", status);
-  app.add_option("--gbs", gbs);
-  app.add_option("--seed", seed);
+  for (auto [name, v] : {std::pair{"--ruleset", &ruleset}, {"--division", &division}, {"--status", &status}})
+    app.add_option(name, *v);
+  for (auto [name, v] : {std::pair{"--gbs", &gbs}, {"--seed", &seed}, {"--eval-every", &eval_every},
+                         {"--start-ms", &start_ms}})
+    app.add_option(name, *v);
   app.add_option("--samples", samples, "samples trained when run_stop is logged (last eval point)");
-  app.add_option("--eval-every", eval_every);
   app.add_option("--train-samples", train_samples, "value of the train_samples line (default: --samples)");
-  app.add_option("--start-ms", start_ms);
   app.add_option("--minutes", minutes, "run_start to run_stop");
   app.add_option("--init-minutes", init_minutes, "init_start to init_stop");
   app.add_option("--accuracy", accuracy, "final eval accuracy");

@@ -2,6 +2,8 @@
 // derived from the other with NVIDIA's rule; the retired experiment.walltime names both.
 #include <doctest/doctest.h>
 
+#include <stdexcept>
+
 #include "harness/plan/build_plan.h"
 #include "harness/plan/walltime.h"
 #include "plan_helpers.h"
@@ -40,6 +42,12 @@ TEST_CASE("walltime: Slurm times in, whole minutes or h:mm:ss out") {
   CHECK(parse_walltime_seconds("1-02:03") == 93780);
   CHECK(parse_walltime_seconds("1-02:03:04") == 93784);
   CHECK(parse_walltime_seconds("0-30:00") == 108000);  // days-hours:minutes: 30 hours
+  CHECK(parse_walltime_seconds("30") == 1800);
+  CHECK(parse_walltime_seconds("0:02") == 2);
+  CHECK(parse_walltime_seconds("12:30") == 750);
+  CHECK(parse_walltime_seconds("01:15:00") == 4500);
+  CHECK(parse_walltime_seconds("1:60") == 120);  // minutes:seconds, a field past 59 too
+  CHECK(parse_walltime_seconds("") == 0);
   CHECK(parse_walltime_seconds("UNLIMITED") == 0);
   CHECK(parse_walltime_seconds("INFINITE") == 0);
   CHECK(parse_walltime_seconds("0") == 0);
@@ -47,6 +55,8 @@ TEST_CASE("walltime: Slurm times in, whole minutes or h:mm:ss out") {
   CHECK_THROWS_AS(parse_walltime_seconds("1:2:3:4"), std::invalid_argument);
   CHECK_THROWS_AS(parse_walltime_seconds("70m"), std::invalid_argument);
   CHECK_THROWS_AS(parse_walltime_seconds(":5"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_walltime_seconds("1h"), std::invalid_argument);
+  CHECK_THROWS_WITH(parse_walltime_seconds("-5"), doctest::Contains("'-5'"));
   CHECK(format_walltime(135 * 60) == "135");
   CHECK(format_walltime(330) == "0:05:30");
 }

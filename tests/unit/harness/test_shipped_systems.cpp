@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "binding/cpu_list.h"
 #include "harness/config/config.h"
@@ -12,37 +14,43 @@
 using namespace bert::harness;
 namespace fs = std::filesystem;
 
+namespace {
+// The YAML files of a folder of the source tree.
+std::vector<fs::path> yaml_files(const std::string& folder) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(std::string(BERT_SOURCE_DIR) + "/" + folder))
+    if (e.path().extension() == ".yaml") out.push_back(e.path());
+  return out;
+}
+}  // namespace
+
 TEST_CASE("every shipped system builds a plan") {
-  int count = 0;
-  for (const auto& e : fs::directory_iterator(std::string(BERT_SOURCE_DIR) + "/systems")) {
-    if (e.path().extension() != ".yaml") continue;
-    ++count;
-    INFO(e.path().string());
+  const std::vector<fs::path> files = yaml_files("systems");
+  CHECK(files.size() >= 14);
+  for (const fs::path& path : files) {
+    INFO(path.string());
     Plan p;
-    CHECK_NOTHROW(p = shipped_plan(e.path().filename().string()));
+    CHECK_NOTHROW(p = shipped_plan(path.filename().string()));
     CHECK(p.world_size == p.num_nodes * p.ranks_per_node);
     std::vector<std::string> expected;  // facts about the shipped systems, not mistakes
-    if (e.path().filename().string().rfind("samsung_", 0) == 0)  // its hostfile exists on Samsung's cluster only
+    if (path.filename().string().rfind("samsung_", 0) == 0)  // its hostfile exists on Samsung's cluster only
       expected.push_back("launcher.mpirun.hostfile /etc/mlperf/samsung_hosts cannot be read here");
-    if (e.path().filename() == "samsung_dgxa100_171x8x12x1.yaml")  // as submitted: global batch 16416 > 16384
+    if (path.filename() == "samsung_dgxa100_171x8x12x1.yaml")  // as submitted: global batch 16416 > 16384
       expected.push_back("no RCP: this set cannot be submitted without a bypass");
-    if (e.path().filename() == "dgxa100_1x8x56x1_nvidia.yaml")  // its NICs are bindpcie's to choose
+    if (path.filename() == "dgxa100_1x8x56x1_nvidia.yaml")  // its NICs are bindpcie's to choose
       expected.push_back("binding.apply trainer: srun gives all ranks one environment, so the NICs below are not exported");
     REQUIRE(p.warnings.size() == expected.size());
     for (size_t i = 0; i < expected.size(); ++i) CHECK(p.warnings[i].find(expected[i]) != std::string::npos);
   }
-  CHECK(count >= 14);
 }
 
 TEST_CASE("a shared base describes hardware and settings, never who submits: no systems/common file names a submitter") {
-  int count = 0;
-  for (const auto& e : fs::directory_iterator(std::string(BERT_SOURCE_DIR) + "/systems/common")) {
-    if (e.path().extension() != ".yaml") continue;
-    ++count;
-    INFO(e.path().string());
-    CHECK_FALSE(Config::load(e.path().string()).given("system.submitter"));
+  const std::vector<fs::path> files = yaml_files("systems/common");
+  CHECK(files.size() >= 6);
+  for (const fs::path& path : files) {
+    INFO(path.string());
+    CHECK_FALSE(Config::load(path.string()).given("system.submitter"));
   }
-  CHECK(count >= 6);
   CHECK(shipped_plan("dgxh100_1x8x48x1_pack.yaml").system_json["submitter"] == "NVIDIA");  // the system file's own
 }
 

@@ -8,28 +8,29 @@
 
 using namespace bert::harness;
 
-TEST_CASE("srun -l tags: rank parsed and stripped, untagged lines left alone") {
-  std::string l = "0: :::MLLOG {}";
-  CHECK(strip_rank_tag(RankTagStyle::TaskPrefix, l) == 0);
-  CHECK(l == ":::MLLOG {}");
-  l = " 12: hello";
-  CHECK(strip_rank_tag(RankTagStyle::TaskPrefix, l) == 12);
-  CHECK(l == "hello");
-  l = "srun: error: node1: task 3: Exited with exit code 2";
-  CHECK(strip_rank_tag(RankTagStyle::TaskPrefix, l) == -1);
-  l = "10:30 started";
-  CHECK(strip_rank_tag(RankTagStyle::TaskPrefix, l) == -1);
-}
-
-TEST_CASE("mpirun --tag-output tags") {
-  std::string l = "[1,0]<stdout>: :::MLLOG {}";
-  CHECK(strip_rank_tag(RankTagStyle::OpenMpi, l) == 0);
-  CHECK(l == ":::MLLOG {}");
-  l = "[1,7]<stderr>:oops";
-  CHECK(strip_rank_tag(RankTagStyle::OpenMpi, l) == 7);
-  CHECK(l == "oops");
-  l = "[node1:1234] some mpirun message";
-  CHECK(strip_rank_tag(RankTagStyle::OpenMpi, l) == -1);
+TEST_CASE("rank tags: srun -l's and mpirun --tag-output's parsed and stripped, untagged lines left alone") {
+  struct Case {
+    RankTagStyle style;
+    std::string line;
+    int rank;
+    std::string rest;  // the line after the call (unchanged when untagged)
+  };
+  const Case cases[] = {
+      {RankTagStyle::TaskPrefix, "0: :::MLLOG {}", 0, ":::MLLOG {}"},
+      {RankTagStyle::TaskPrefix, " 12: hello", 12, "hello"},
+      {RankTagStyle::TaskPrefix, "srun: error: node1: task 3: Exited with exit code 2", -1,
+       "srun: error: node1: task 3: Exited with exit code 2"},
+      {RankTagStyle::TaskPrefix, "10:30 started", -1, "10:30 started"},
+      {RankTagStyle::OpenMpi, "[1,0]<stdout>: :::MLLOG {}", 0, ":::MLLOG {}"},
+      {RankTagStyle::OpenMpi, "[1,7]<stderr>:oops", 7, "oops"},
+      {RankTagStyle::OpenMpi, "[node1:1234] some mpirun message", -1, "[node1:1234] some mpirun message"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.line);
+    std::string l = c.line;
+    CHECK(strip_rank_tag(c.style, l) == c.rank);
+    CHECK(l == c.rest);
+  }
 }
 
 TEST_CASE("mpirun tags inside a line (a line written in pieces) are removed and the line rebuilt") {

@@ -15,6 +15,23 @@ std::string line(const char* key, long long t, const char* value, const char* me
                 t, key, value, meta);
   return buf;
 }
+
+// What a display (on a terminal or not, for nexp experiments) prints for eval accuracy 0.5 at 150000 samples
+// in experiment `experiment`, after `run_start` when asked, then the line `last`.
+std::string displayed(bool tty, int experiment, int nexp, bool run_start, const char* last) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  ProgressDisplay d(f, tty, nexp, 0.72);
+  d.start_experiment(experiment, 0);
+  if (run_start) d.on_line(line("run_start", 0, "null", ""));
+  d.on_line(line("eval_accuracy", 1000, "0.5", "\"epoch_num\": 150000"));
+  d.print(last);
+  std::fclose(f);
+  std::string out(buf, len);
+  free(buf);
+  return out;
+}
 }  // namespace
 
 TEST_CASE("progress follows run_start, evals and run_stop") {
@@ -51,30 +68,11 @@ TEST_CASE("durations") {
 }
 
 TEST_CASE("plain progress prints one line per eval, no terminal control") {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  ProgressDisplay d(f, false, 3, 0.72);
-  d.start_experiment(2, 0);
-  d.on_line(line("run_start", 0, "null", ""));
-  d.on_line(line("eval_accuracy", 1000, "0.5", "\"epoch_num\": 150000"));
-  d.print("done");
-  std::fclose(f);
-  CHECK(std::string(buf, len) == "experiment 2/3: 150000 samples, eval accuracy 0.5000\ndone\n");
-  free(buf);
+  CHECK(displayed(false, 2, 3, true, "done") == "experiment 2/3: 150000 samples, eval accuracy 0.5000\ndone\n");
 }
 
 TEST_CASE("terminal progress redraws one line in place") {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  ProgressDisplay d(f, true, 2, 0.72);
-  d.start_experiment(1, 0);
-  d.on_line(line("eval_accuracy", 1000, "0.5", "\"epoch_num\": 150000"));
-  d.print("status");
-  std::fclose(f);
-  std::string out(buf, len);
-  free(buf);
+  const std::string out = displayed(true, 1, 2, false, "status");
   CHECK(out.find("\r\033[Kexperiment 1/2  150000 samples  accuracy 0.5000") != std::string::npos);
   CHECK(out.find("\r\033[Kstatus\n") != std::string::npos);
 }

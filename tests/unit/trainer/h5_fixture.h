@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trainer/data/batch.h"
@@ -77,18 +78,15 @@ inline data::Batch fixture_batch(const H5File& f) {
   data::Batch b;
   b.rows = f.attr<int32_t>("/batch", "rows");
   b.seq_len = f.attr<int32_t>("/batch", "seq_len");
-  b.input_ids = f.read<int32_t>("/batch/input_ids");
-  b.segment_ids = f.read<int8_t>("/batch/segment_ids");
-  b.input_mask = f.read<int8_t>("/batch/input_mask");
-  b.position_ids = f.read<int32_t>("/batch/position_ids");
-  b.cu_seqlens = f.read<int32_t>("/batch/cu_seqlens");
-  b.seq_row = f.read<int32_t>("/batch/seq_row");
-  b.seq_first_token = f.read<int32_t>("/batch/seq_first_token");
-  b.seq_lengths = f.read<int32_t>("/batch/seq_lengths");
-  b.nsp_labels = f.read<int8_t>("/batch/nsp_labels");
-  b.mlm_token_index = f.read<int32_t>("/batch/mlm_token_index");
-  b.mlm_label_ids = f.read<int32_t>("/batch/mlm_label_ids");
-  b.mlm_sequence = f.read<int32_t>("/batch/mlm_sequence");
+  // the batch's tensors, each the dataset of its name under /batch
+  for (auto [name, v] : {std::pair{"input_ids", &b.input_ids}, {"position_ids", &b.position_ids},
+                         {"cu_seqlens", &b.cu_seqlens}, {"seq_row", &b.seq_row}, {"seq_first_token", &b.seq_first_token},
+                         {"seq_lengths", &b.seq_lengths}, {"mlm_token_index", &b.mlm_token_index},
+                         {"mlm_label_ids", &b.mlm_label_ids}, {"mlm_sequence", &b.mlm_sequence}})
+    *v = f.read<int32_t>(std::string("/batch/") + name);
+  for (auto [name, v] : {std::pair{"segment_ids", &b.segment_ids}, {"input_mask", &b.input_mask},
+                         {"nsp_labels", &b.nsp_labels}})
+    *v = f.read<int8_t>(std::string("/batch/") + name);
   b.num_sequences = static_cast<int>(b.seq_lengths.size());
   b.packed = b.num_sequences != b.rows;
   return b;
