@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Power from real BMC protocols on two emulated Slurm nodes, the monitors started through srun
 # (--overlap, one task a node): one OpenIPMI BMC simulator (ipmi_sim) per node answered by the real
-# ipmitool over lanplus on loopback (an SDR power sensor: ipmi_sim has no DCMI), then one Redfish
-# service per node (HTTPS, the DMTF Power schema; redfish_server.py). Each node's log holds its own
-# BMC's watts; the energy is the official summarizer's; a BMC that stops answering (SIGSTOP) in the
-# second run is a named error of that run's energy while training goes on; the BMC password is in no
-# file of the output directory.
-#   bmc_srun.sh HARNESS FAKE_TRAINER PYTHON
+# ipmitool over lanplus on loopback, through DCMI's Get Power Reading (what NVIDIA's power_monitor.sh
+# asks; ipmi_sim answers it through DCMI_MODULE, dcmi_bmc_module.c) and then through an SDR power
+# sensor; then one Redfish service per node (HTTPS, the DMTF Power schema; redfish_server.py). Each
+# node's log holds its own BMC's watts; the energy is the official summarizer's; a BMC that stops
+# answering (SIGSTOP) in the second run is a named error of that run's energy while training goes on;
+# the BMC password is in no file of the output directory.
+#   bmc_srun.sh HARNESS FAKE_TRAINER PYTHON DCMI_MODULE
 set -uo pipefail
-harness=$1 fake=$2 py=$3
+harness=$1 fake=$2 py=$3 dcmi_module=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/slurm/require-cluster.sh
 source "$here/../slurm/require-cluster.sh"
 [ "$(sinfo -h -N -o %N | sort -u | wc -l)" -ge 2 ] || { echo "SKIPPED: needs 2 nodes"; exit 77; }
 if ! command -v ipmi_sim > /dev/null || ! command -v ipmitool > /dev/null; then
   echo "SKIPPED: openipmi/ipmitool not installed (scripts/setup --test)"
+  exit 77
+fi
+if [ -z "$dcmi_module" ]; then
+  echo "SKIPPED: the DCMI module for ipmi_sim was not built (libopenipmi-dev: scripts/setup --test)"
   exit 77
 fi
 scratch_work power-bmc
@@ -27,13 +32,14 @@ printf 'username: admin\npassword: %s\n' "$secret" > "$work/bmc.yaml"
 chmod 600 "$work/bmc.yaml"
 mkdir -p "$work/data"
 
-# One ipmi_sim per node: lanplus on 127.0.0.1:PORT, an SDR "Pwr Consumption" sensor (entity 21, watts,
-# M = 10: raw 50 reads 500 W).
+# One ipmi_sim per node: lanplus on 127.0.0.1:PORT, DCMI's power reading RAW x 10 W, and an SDR "Pwr
+# Consumption" sensor (entity 21, watts, M = 10: raw 50 reads 500 W).
 start_ipmi_sim() {  # NODE PORT RAW
   local name="Pwr Consumption" d=$work/sim$1
   mkdir -p "$d"
   cat > "$d/lan.conf" <<CONF
 name "$1"
+loadlib "$dcmi_module" "watts=$(($3 * 10))"
 set_working_mc 0x20
   startlan 1
     addr 127.0.0.1 $2
@@ -65,7 +71,7 @@ start_ipmi_sim node1 "$base" 50
 start_ipmi_sim node2 $((base + 1)) 60
 for p in "$base" $((base + 1)); do
   for _ in $(seq 50); do
-    IPMI_PASSWORD=$secret ipmitool -I lanplus -C 3 -H 127.0.0.1 -p "$p" -U admin -E -N 1 -R 1 sensor reading "Pwr Consumption" > /dev/null 2>&1 && break
+    IPMI_PASSWORD=$secret ipmitool -I lanplus -C 3 -H 127.0.0.1 -p "$p" -U admin -E -N 1 -R 1 dcmi power reading > /dev/null 2>&1 && break
     sleep 0.1
   done
 done
@@ -94,9 +100,9 @@ YAML
   } > "$work/$name.yaml"
 }
 
-# 1. ipmi: two runs; node2's BMC stops answering in the second
-yaml ipmi 2 "source: ipmi" "ipmi: {interface: lanplus, reading: sensor, sensor: 'Pwr Consumption', cipher_suite: 3}" \
-  "bmc: {node1: '127.0.0.1:$base', node2: '127.0.0.1:$((base + 1))'}"
+# 1. ipmi, DCMI (power.ipmi.reading's default): two runs; node2's BMC stops answering in the second
+bmcs="bmc: {node1: '127.0.0.1:$base', node2: '127.0.0.1:$((base + 1))'}"
+yaml ipmi 2 "source: ipmi" "ipmi: {interface: lanplus, cipher_suite: 3}" "$bmcs"
 cat > "$work/ipmi.sh" <<EOS
 "$harness" run "$work/ipmi.yaml" > "$work/ipmi.out" 2>&1 &
 h=\$!
@@ -131,10 +137,17 @@ r0, r1 = s["runs"]
 assert abs(r0["energy_j"] - watts * r0["time_to_train_ms"] / 1000) < 1e-6, r0
 assert r1["energy_j"] is None and "node_1.txt" in r1["energy_flaw"], r1
 assert not st["experiments"][0].get("power_errors") and st["experiments"][1]["power_errors"], st["experiments"]
-print(f"ipmi: run 1 {r0['energy_j']} J; run 2: {r1['energy_flaw'][-100:]}")
+print(f"ipmi (dcmi): run 1 {r0['energy_j']} J; run 2: {r1['energy_flaw'][-100:]}")
 PY
+grep -q '"ipmi_reading": *"dcmi"' "$work/ipmi/plan.json" || fail "the ipmi set did not ask DCMI"
 
-# 2. redfish: one run, one HTTPS service per node
+# 2. ipmi, an SDR sensor by name: one run
+yaml sensor 1 "source: ipmi" "ipmi: {interface: lanplus, reading: sensor, sensor: 'Pwr Consumption', cipher_suite: 3}" "$bmcs"
+timeout 300 salloc -N2 -w "node[1-2]" --exclusive "$harness" run "$work/sensor.yaml" > "$work/sensor.out" 2>&1 || fail "the sensor set exited $?"
+check_nodes "$work/sensor/results/EMULATED_POWER/bert" result_0 500.0 600.0
+grep -q '"ipmi_reading": *"sensor"' "$work/sensor/plan.json" || fail "the sensor set did not ask the SDR sensor"
+
+# 3. redfish: one run, one HTTPS service per node
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
   -keyout "$work/bmc.key" -out "$work/bmc.crt" > /dev/null 2>&1 || fail "openssl"
 ports=()
@@ -155,5 +168,5 @@ r = json.load(open(sys.argv[1]))["runs"][0]
 assert abs(r["energy_j"] - float(sys.argv[2]) * r["time_to_train_ms"] / 1000) < 1e-6, r
 print(f"redfish: {r['energy_j']} J")
 PY
-grep -rl -- "$secret" "$work/ipmi" "$work/redfish" && fail "the BMC password is in a file of the output"
-echo "PASS: ipmi (lanplus, ipmi_sim) and redfish (HTTPS) power on 2 srun nodes; a silent BMC named"
+grep -rl -- "$secret" "$work/ipmi" "$work/sensor" "$work/redfish" && fail "the BMC password is in a file of the output"
+echo "PASS: ipmi (lanplus to ipmi_sim: DCMI and an SDR sensor) and redfish (HTTPS) power on 2 srun nodes; a silent BMC named"
