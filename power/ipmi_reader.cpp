@@ -15,8 +15,8 @@ namespace {
 class IpmiReader final : public Reader {
  public:
   IpmiReader(const MonitorConfig& c, const std::string& bmc) : cfg_(c), timeout_(read_timeout_s(c)) {
-    argv_ = {c.ipmitool, "-I", c.ipmi_interface};
-    if (c.ipmi_interface != "open") {
+    argv_ = {c.ipmitool, "-I", enum_name(c.ipmi_interface, kIpmiInterfaceNames)};
+    if (c.ipmi_interface != IpmiInterface::Open) {
       const Credentials cred = load_credentials(c.credentials_file);
       std::string host = bmc, port;
       if (const size_t colon = bmc.rfind(':'); colon != std::string::npos && bmc.find(':') == colon) {
@@ -26,7 +26,7 @@ class IpmiReader final : public Reader {
       argv_.insert(argv_.end(), {"-H", host});
       if (!port.empty()) argv_.insert(argv_.end(), {"-p", port});
       argv_.insert(argv_.end(), {"-U", cred.username, "-E", "-N", "1", "-R", "1"});
-      if (c.ipmi_interface == "lanplus" && c.ipmi_cipher_suite >= 0) argv_.insert(argv_.end(), {"-C", std::to_string(c.ipmi_cipher_suite)});
+      if (c.ipmi_interface == IpmiInterface::Lanplus && c.ipmi_cipher_suite >= 0) argv_.insert(argv_.end(), {"-C", std::to_string(c.ipmi_cipher_suite)});
       env_["IPMI_PASSWORD"] = cred.password;
       where_ = "BMC " + bmc;
     } else {

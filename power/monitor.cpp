@@ -32,7 +32,7 @@ MonitorStats run_monitor(const MonitorConfig& cfg, Reader& reader, const std::st
   for (int s : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(s, &sa, nullptr);
   MonitorStats st;
   PowerLog log(out);
-  if (!log.start(now_ms(), cfg.measurement_type, cfg.conversion_eff)) {
+  if (!log.start(now_ms(), enum_name(cfg.measurement_type, kMeasurementTypeNames), cfg.conversion_eff)) {
     std::fprintf(stderr, "power-monitor %s: cannot write the power log\n", host.c_str());
     return st;
   }

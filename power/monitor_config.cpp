@@ -8,6 +8,8 @@ namespace bert::power {
 
 BERT_JSON_ENUM(json, Source, kSourceNames)
 BERT_JSON_ENUM(json, IpmiReading, kIpmiReadingNames)
+BERT_JSON_ENUM(json, IpmiInterface, kIpmiInterfaceNames)
+BERT_JSON_ENUM(json, MeasurementType, kMeasurementTypeNames)
 
 namespace {
 constexpr auto kFields = std::make_tuple(

@@ -24,15 +24,27 @@ inline constexpr EnumNames<Source, 4> kSourceNames{
 enum class IpmiReading { Dcmi, Sensor };
 inline constexpr EnumNames<IpmiReading, 2> kIpmiReadingNames{{{IpmiReading::Dcmi, "dcmi"}, {IpmiReading::Sensor, "sensor"}}};
 
+// power.measurement_type: where the readings are taken: AC (the PSU's input, or the PDU) or DC (after the PSU).
+enum class MeasurementType { AC, DC };
+inline constexpr EnumNames<MeasurementType, 2> kMeasurementTypeNames{{{MeasurementType::AC, "AC"}, {MeasurementType::DC, "DC"}}};
+
+// power.ipmi.interface: ipmitool -I: IPMI 2.0 or 1.5 over the LAN to the node's BMC, or in-band.
+enum class IpmiInterface { Lanplus, Lan, Open };
+inline constexpr EnumNames<IpmiInterface, 3> kIpmiInterfaceNames{
+    {{IpmiInterface::Lanplus, "lanplus"}, {IpmiInterface::Lan, "lan"}, {IpmiInterface::Open, "open"}}};
+
+void to_json(json& j, MeasurementType v);
+void from_json(const json& j, MeasurementType& v);
+
 struct MonitorConfig {
   Source source = Source::Command;
   double interval_s = 1.0;            // one reading every interval_s (MLPerf: at most 1 s)
-  std::string measurement_type = "AC";  // AC | DC
+  MeasurementType measurement_type = MeasurementType::AC;
   double conversion_eff = 1.0;        // AC: the PSU's AC/DC conversion efficiency; DC: 1
   std::string command;                // source command: `sh -c` prints watts
   // source ipmi: ipmitool, in-band (interface open) or over the LAN to the node's BMC
   std::string ipmitool = "ipmitool";
-  std::string ipmi_interface = "lanplus";  // open | lan | lanplus
+  IpmiInterface ipmi_interface = IpmiInterface::Lanplus;
   IpmiReading ipmi_reading = IpmiReading::Dcmi;
   std::string ipmi_sensor;            // ipmi_reading sensor: its SDR name ("Pwr Consumption")
   int ipmi_cipher_suite = -1;         // lanplus -C (-1 = ipmitool's default)

@@ -25,7 +25,7 @@ std::unique_ptr<Reader> make_reader(const MonitorConfig& cfg, int node) {
   };
   switch (cfg.source) {
     case Source::Command: return make_command_reader(cfg);
-    case Source::Ipmi: return make_ipmi_reader(cfg, cfg.ipmi_interface == "open" ? std::string() : bmc());
+    case Source::Ipmi: return make_ipmi_reader(cfg, cfg.ipmi_interface == IpmiInterface::Open ? std::string() : bmc());
     case Source::Redfish: return make_redfish_reader(cfg, bmc());
     case Source::Nvml: return make_nvml_reader();
   }

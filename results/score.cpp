@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "common/division.h"
 #include "results/log_parser.h"
 #include "results/power.h"
 #include "results/pyvalue.h"
@@ -274,7 +275,7 @@ ScoreResult score_results_dir(const std::filesystem::path& dir, const ScoreOptio
   r.olympic_minutes = om.minutes;
   for (size_t i = 0; i < r.runs.size(); ++i) r.runs[i].olympic = om.roles[i];
 
-  if (opts.rcp && r.division == "closed") r.rcp = rcp_from_files(files, bytes, opts, &r.runs);
+  if (opts.rcp && parse_enum(r.division, kDivisionNames) == Division::Closed) r.rcp = rcp_from_files(files, bytes, opts, &r.runs);
   else r.rcp.message = opts.rcp ? "not checked: open division" : "not checked";
 
   const auto scaling_file = dir / "scaling.json";

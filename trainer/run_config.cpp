@@ -34,16 +34,20 @@ struct FieldSetter {
     if (p) c.*m = *p;
     return p.has_value();
   }
-  bool operator()(Backend RunConfig::*m) const {
-    const auto b = parse_enum(n.Scalar(), kBackendNames);
-    if (!b) throw BadWord("'" + n.Scalar() + "' is not one of " + names(enum_choices(kBackendNames)));
-    c.*m = *b;
+  bool operator()(Backend RunConfig::*m) const { return word(c.*m, kBackendNames); }
+  bool operator()(data::Format RunConfig::*m) const { return word(c.*m, data::kFormatNames); }
+  template <class E, std::size_t N>
+  bool word(E& field, const EnumNames<E, N>& table) const {
+    const auto v = parse_enum(n.Scalar(), table);
+    if (!v) throw BadWord("'" + n.Scalar() + "' is not one of " + names(enum_choices(table)));
+    field = *v;
     return true;
   }
 };
 
 const char* expected(const Member& m) {
-  if (std::holds_alternative<std::string RunConfig::*>(m) || std::holds_alternative<Backend RunConfig::*>(m))
+  if (std::holds_alternative<std::string RunConfig::*>(m) || std::holds_alternative<Backend RunConfig::*>(m) ||
+      std::holds_alternative<data::Format RunConfig::*>(m))
     return "a string";
   if (std::holds_alternative<double RunConfig::*>(m)) return "a number";
   if (std::holds_alternative<bool RunConfig::*>(m)) return "true or false";

@@ -9,6 +9,7 @@
 
 #include "common/enum_names.h"
 #include "common/user_error.h"
+#include "formats/shard_format.h"
 #include "trainer/backend.h"
 #include "trainer/precision.h"
 
@@ -26,7 +27,7 @@ struct RunConfig {
   // data
   std::string train_dir;             // shards
   std::string eval_file;             // eval HDF5 (or dir)
-  std::string data_format;           // a word of formats/shard_format.h's kFormatNames (checked by its row)
+  data::Format data_format;
   int vocab_size;
   int max_seq_length;
   int max_predictions_per_seq;

@@ -113,7 +113,7 @@ std::string RunConfigKey::problem(const RunConfig& c) const {
           }
           return "'" + v + "' is not one of " + all;
         } else if constexpr (std::is_same_v<T, bool> || std::is_enum_v<T>) {
-          return "";  // a Precision or Backend is parsed (and refused) where it is read
+          return "";  // an enum is parsed (and refused) where it is read
         } else {
           char text[32];
           if constexpr (std::is_floating_point_v<T>) std::snprintf(text, sizeof text, "%.10g", v);

@@ -166,7 +166,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
     return run_benchmark(cfg, opt, layout, *coll, *backend);
   }
 
-  const data::Format format = data::parse_format(cfg.data_format);  // the row has checked the word
+  const data::Format format = cfg.data_format;
   const bool packed = format == data::Format::packed;
   const double gbs = static_cast<double>(cfg.batch_size) * cfg.gradient_accumulation_steps * world *
                      (packed ? cfg.average_packing_rate : 1.0);

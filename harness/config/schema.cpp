@@ -6,6 +6,7 @@
 #include "harness/config/reference_figures.h"
 #include "formats/shard_format.h"
 #include "harness/config/settings.h"
+#include "power/monitor_config.h"
 #include "trainer/run_config_keys.h"
 
 namespace bert::harness {
@@ -18,6 +19,10 @@ SchemaEntry str(std::string p, std::string def, std::string doc) { return {std::
 SchemaEntry boolean(std::string p, std::string def, std::string doc) { return {std::move(p), V::Bool, std::move(def), {}, {}, std::move(doc)}; }
 SchemaEntry integer(std::string p, std::string def, double lo, double hi, std::string doc) { return {std::move(p), V::Int, std::move(def), {lo, hi}, {}, std::move(doc)}; }
 SchemaEntry real(std::string p, std::string def, double lo, double hi, bool lo_open, bool hi_open, std::string doc) { return {std::move(p), V::Float, std::move(def), {lo, hi, lo_open, hi_open}, {}, std::move(doc)}; }
+std::vector<std::string> with_off(std::vector<std::string> words) {
+  words.insert(words.begin(), "off");
+  return words;
+}
 SchemaEntry oneof(std::string p, std::string def, std::vector<std::string> c, std::string doc) { return {std::move(p), V::Enum, std::move(def), {}, std::move(c), std::move(doc)}; }
 SchemaEntry list(std::string p, V t, std::string doc) { return {std::move(p), t, "", {}, {}, std::move(doc)}; }
 SchemaEntry map(std::string p, std::string doc) { return {std::move(p), V::StringMap, "", {}, {}, std::move(doc)}; }
@@ -140,12 +145,12 @@ std::vector<SchemaEntry> own_rows() {
       str("experiment.ruleset", "5.0.0", "MLPerf training ruleset"),
       oneof("experiment.division", "closed", enum_choices(kDivisionNames), "MLPerf division"),
       // power: MLPerf power measurement (a monitor on every node for every run; power/README.md)
-      oneof("power.source", "off", {"off", "ipmi", "redfish", "command", "nvml"},
+      oneof("power.source", "off", with_off(enum_choices(power::kSourceNames)),
             "what gives each node's power: ipmi (ipmitool: the BMC over the LAN, or in-band), redfish (the BMC's chassis "
             "Power resource over HTTPS), command (any command that prints watts), nvml (the GPUs' sum: not node-level, "
             "open division only); off = no power measurement"),
       real("power.interval", "1", 0, 60, true, false, "seconds between readings (MLPerf: at most 1)"),
-      oneof("power.measurement_type", "AC", {"AC", "DC"}, "where the readings are taken: AC (at the PSU's input or the PDU) or DC"),
+      oneof("power.measurement_type", "AC", enum_choices(power::kMeasurementTypeNames), "where the readings are taken: AC (at the PSU's input or the PDU) or DC"),
       real("power.conversion_eff", "1", 0, 1, true, false,
            "AC: the PSU's documented AC/DC conversion efficiency (e.g. 0.94); DC: 1"),
       str("power.command", "", "source command: a shell command that prints the node's watts (its first number)"),
@@ -153,8 +158,8 @@ std::vector<SchemaEntry> own_rows() {
       str("power.credentials_file", "", "the BMCs' username: and password: (YAML, mode 600); default $BMC_USERNAME and "
           "$BMC_PASSWORD in the monitors' environment. Never written to the plan or a log"),
       str("power.monitor", "", "the power-monitor program (default: the one beside the harness)"),
-      oneof("power.ipmi.interface", "lanplus", {"lanplus", "lan", "open"}, "ipmitool -I: lanplus (IPMI 2.0 to power.bmc), lan, or open (in-band)"),
-      oneof("power.ipmi.reading", "dcmi", {"dcmi", "sensor"}, "dcmi power reading, or an SDR power sensor by name (BMCs without DCMI)"),
+      oneof("power.ipmi.interface", "lanplus", enum_choices(power::kIpmiInterfaceNames), "ipmitool -I: lanplus (IPMI 2.0 to power.bmc), lan, or open (in-band)"),
+      oneof("power.ipmi.reading", "dcmi", enum_choices(power::kIpmiReadingNames), "dcmi power reading, or an SDR power sensor by name (BMCs without DCMI)"),
       str("power.ipmi.sensor", "", "ipmi.reading sensor: the SDR name of the node's power sensor, e.g. 'Pwr Consumption'"),
       integer("power.ipmi.cipher_suite", "-1", -1, 255, "lanplus -C (-1 = ipmitool's default)"),
       str("power.ipmi.program", "ipmitool", "the ipmitool program on the nodes"),

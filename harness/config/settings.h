@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "common/division.h"
 #include "common/enum_names.h"
 #include "harness/config/config.h"
 
@@ -30,9 +31,9 @@ enum class LauncherType { Local, Srun, Mpirun };
 inline constexpr EnumNames<LauncherType, 3> kLauncherTypeNames{
     {{LauncherType::Local, "local"}, {LauncherType::Srun, "srun"}, {LauncherType::Mpirun, "mpirun"}}};
 
-// experiment.division: the MLPerf division the set is for (closed: its rules are checked before queueing).
-enum class Division { Closed, Open };
-inline constexpr EnumNames<Division, 2> kDivisionNames{{{Division::Closed, "closed"}, {Division::Open, "open"}}};
+// experiment.division: common/division.h (the results read it from logs too).
+using bert::Division;
+using bert::kDivisionNames;
 
 // experiment.cache_clear: page-cache clearing before each run.
 enum class CachePolicy { Required, BestEffort, Off };

@@ -3,6 +3,7 @@
 #include "common/user_error.h"
 #include "harness/config/config.h"
 #include "harness/config/schema.h"
+#include "harness/config/settings.h"
 #include "harness/import/import_state.h"
 
 namespace bert::harness {
@@ -25,7 +26,9 @@ std::string ImportState::value_of(const std::string& key) const {
   return base_cfg ? base_cfg->str(key) : "";
 }
 
-bool ImportState::closed() const { return value_of("experiment.division") == "closed"; }
+bool ImportState::closed() const {
+  return parse_enum(value_of("experiment.division"), kDivisionNames) == Division::Closed;
+}
 
 void import_who(ImportState& s) {
   const ImportOptions& o = s.o;
@@ -34,7 +37,7 @@ void import_who(ImportState& s) {
   if (!o.submitter.empty())
     s.r.notes.push_back("system.submitter: " + o.submitter + " (" + (o.submitter_from.empty() ? "--submitter" : o.submitter_from) + ")");
   if (!o.division.empty()) {
-    if (o.division != "closed" && o.division != "open")
+    if (!parse_enum(o.division, kDivisionNames))
       throw UserError(Loc{"harness import --division"}, "", "'" + o.division + "' is not a division (closed or open)");
     s.set("experiment.division", YAML::Node(o.division));
     s.r.notes.push_back("experiment.division: " + o.division + " (--division)");

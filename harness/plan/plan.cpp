@@ -4,6 +4,11 @@
 
 #include "common/json_fields.h"
 
+namespace bert {
+// the enums of common/ (found by nlohmann's lookup in their own namespace)
+BERT_JSON_ENUM(harness::json, Division, kDivisionNames)
+}  // namespace bert
+
 namespace bert::harness {
 namespace {
 
@@ -46,7 +51,6 @@ BERT_JSON_ENUM(json, CachePolicy, kCachePolicyNames)
 BERT_JSON_ENUM(json, BindingApply, kBindingApplyNames)
 BERT_JSON_ENUM(json, TrainerKind, kTrainerKindNames)
 BERT_JSON_ENUM(json, LogSource, kLogSourceNames)
-BERT_JSON_ENUM(json, Division, kDivisionNames)
 
 // experiment.seed_policy as its word ("fixed:7"); a word that is none throws std::invalid_argument
 void to_json(json& j, const SeedPolicy& p) { j = p.word(); }

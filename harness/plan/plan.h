@@ -19,6 +19,7 @@
 #include "harness/config/settings.h"
 #include "harness/plan/probe_projection.h"
 #include "harness/plan/seeds.h"
+#include "power/monitor_config.h"
 
 namespace bert::harness {
 
@@ -98,7 +99,7 @@ struct SourceInfo {
 struct PowerPlan {
   std::string source;                      // ipmi | redfish | command | nvml; "" = off
   double interval_s = 1;                   // between readings
-  std::string measurement_type = "AC";     // AC | DC
+  power::MeasurementType measurement_type = power::MeasurementType::AC;
   double conversion_eff = 1;               // what conversion_eff says
   bool conversion_eff_given = false;       // false: the schema's 1.0, no documented PSU efficiency
   bool node_level = true;                  // false: nvml, the GPUs' sum only

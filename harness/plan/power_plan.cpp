@@ -44,12 +44,12 @@ void add_power(Plan& plan, const Config& cfg, const Launcher& launcher, const st
     if (closed) cfg.fail("power.interval", fmt::format("{:g} s: MLPerf power needs at least one reading a second", p.interval_s));
     plan.warnings.push_back(fmt::format("power.interval {:g} s: fewer than one reading a second, not an MLPerf power result", p.interval_s));
   }
-  p.measurement_type = m.measurement_type = cfg.str("power.measurement_type");
+  p.measurement_type = m.measurement_type = setting(cfg, "power.measurement_type", power::kMeasurementTypeNames);
   p.conversion_eff = m.conversion_eff = cfg.real("power.conversion_eff");
   p.conversion_eff_given = cfg.given("power.conversion_eff");
-  if (p.measurement_type == "DC" && p.conversion_eff != 1)
+  if (p.measurement_type == power::MeasurementType::DC && p.conversion_eff != 1)
     cfg.fail("power.conversion_eff", "DC readings are taken after the PSU's conversion: their efficiency is 1");
-  if (p.measurement_type == "AC" && !p.conversion_eff_given) {
+  if (p.measurement_type == power::MeasurementType::AC && !p.conversion_eff_given) {
     if (closed)
       cfg.fail("power.conversion_eff", "AC readings need the PSUs' documented AC/DC conversion efficiency (e.g. 0.94) for a "
                                        "closed-division power result");
@@ -66,8 +66,8 @@ void add_power(Plan& plan, const Config& cfg, const Launcher& launcher, const st
   m.command = cfg.str("power.command");
   if (m.source == power::Source::Command && m.command.empty()) cfg.fail("power.command", "power.source command needs the command that prints watts");
   m.ipmitool = cfg.str("power.ipmi.program");
-  m.ipmi_interface = cfg.str("power.ipmi.interface");
-  m.ipmi_reading = *parse_enum(cfg.str("power.ipmi.reading"), power::kIpmiReadingNames);
+  m.ipmi_interface = setting(cfg, "power.ipmi.interface", power::kIpmiInterfaceNames);
+  m.ipmi_reading = setting(cfg, "power.ipmi.reading", power::kIpmiReadingNames);
   m.ipmi_sensor = cfg.str("power.ipmi.sensor");
   if (m.source == power::Source::Ipmi && m.ipmi_reading == power::IpmiReading::Sensor && m.ipmi_sensor.empty())
     cfg.fail("power.ipmi.sensor", "power.ipmi.reading sensor needs the SDR name of the node's power sensor");
@@ -75,7 +75,7 @@ void add_power(Plan& plan, const Config& cfg, const Launcher& launcher, const st
   m.redfish_chassis = cfg.str("power.redfish.chassis");
   m.redfish_ca_file = cfg.path("power.redfish.ca_file");
   m.redfish_verify_tls = cfg.flag("power.redfish.verify_tls");
-  const bool needs_bmc = m.source == power::Source::Redfish || (m.source == power::Source::Ipmi && m.ipmi_interface != "open");
+  const bool needs_bmc = m.source == power::Source::Redfish || (m.source == power::Source::Ipmi && m.ipmi_interface != power::IpmiInterface::Open);
   m.credentials_file = cfg.path("power.credentials_file");
   if (needs_bmc && !m.credentials_file.empty()) {
     const std::string problem = power::credentials_file_problem(m.credentials_file);
@@ -123,7 +123,7 @@ std::string power_dry_run_lines(const Plan& plan) {
   if (!p.source.empty()) {
     out += fmt::format("power       {} every {:g} s on every node, {} readings, conversion_eff {:g}{}; at least {} readings a run "
                        "(a shorter run trains on to {:g} s after run_start){}\n",
-                       p.source, p.interval_s, p.measurement_type, p.conversion_eff,
+                       p.source, p.interval_s, enum_name(p.measurement_type, power::kMeasurementTypeNames), p.conversion_eff,
                        p.conversion_eff_given ? "" : " (default, not a documented PSU efficiency)", p.min_readings, p.window_s,
                        p.node_level ? "" : "; GPUs only, not node-level");
     if (p.switches > 0)

@@ -227,7 +227,7 @@ std::vector<std::string> PowerMonitors::finish(int i, const Say& say) {
     const auto t0 = static_cast<int64_t>(from);
     const std::string head = power::mllog_line(t0, "INTERVAL_START", results::power_key::kStart, "null", "") + "\n" +
                              power::mllog_line(t0, "POINT_IN_TIME", results::power_key::kConversionEff, power::py_float(p.conversion_eff),
-                                               "\"measurement_type\": " + power::json_string(p.measurement_type)) + "\n";
+                                               "\"measurement_type\": " + power::json_string(enum_name(p.measurement_type, power::kMeasurementTypeNames))) + "\n";
     const std::string tail = power::mllog_line(static_cast<int64_t>(last), "INTERVAL_END", results::power_key::kStop, "null", "") + "\n";
     try {
       write_file_atomic(out + "/node_" + std::to_string(k) + ".txt", head + text + tail);
@@ -242,7 +242,7 @@ std::vector<std::string> PowerMonitors::finish(int i, const Say& say) {
     const auto t0 = static_cast<int64_t>(run_start.value_or(0));
     const std::string text =
         power::mllog_line(t0, "POINT_IN_TIME", results::power_key::kConversionEff, power::py_float(p.conversion_eff),
-                          "\"measurement_type\": " + power::json_string(p.measurement_type)) + "\n" +
+                          "\"measurement_type\": " + power::json_string(enum_name(p.measurement_type, power::kMeasurementTypeNames))) + "\n" +
         power::mllog_line(t0, "POINT_IN_TIME", results::power_key::kInterconnect, power::py_float(p.switch_watts),
                           "\"switch_id\": " + power::json_string("sw_" + std::to_string(s))) + "\n";
     try {

@@ -70,7 +70,7 @@ std::string fmt_joules(double j) {
 // Energy to train per run (the official summarizer's), its olympic mean, and every power problem.
 void energy_section(const SummaryInput& in, std::ostringstream& md) {
   const PowerPlan& p = in.plan->power;
-  md << "\n## Energy\n\n- measured: " << p.source << " every " << p.interval_s << " s on every node, " << p.measurement_type
+  md << "\n## Energy\n\n- measured: " << p.source << " every " << p.interval_s << " s on every node, " << enum_name(p.measurement_type, power::kMeasurementTypeNames)
      << " readings, conversion_eff " << p.conversion_eff << (p.conversion_eff_given ? "" : " (default, not a documented PSU efficiency)")
      << (p.node_level ? "" : "; the GPUs only, not node-level: not an MLPerf power result") << "\n";
   if (!in.score || !in.score->has_power) {

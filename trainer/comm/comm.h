@@ -26,16 +26,26 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/user_error.h"
 
 namespace bert::dist {
 
 using DistError = bert::UserError;  // a user-caused bootstrap or collective failure
 
+// What started this process (single: nothing, one process) and the PMI its ranks exchange addresses over.
+enum class Starter { Single, Local, Srun, Mpirun };
+inline constexpr EnumNames<Starter, 4> kStarterNames{
+    {{Starter::Single, "single"}, {Starter::Local, "local"}, {Starter::Srun, "srun"}, {Starter::Mpirun, "mpirun"}}};
+enum class Pmi { None, File, Pmi2, Pmix };
+inline constexpr EnumNames<Pmi, 4> kPmiNames{{{Pmi::None, "none"}, {Pmi::File, "file"}, {Pmi::Pmi2, "pmi2"}, {Pmi::Pmix, "pmix"}}};
+
 struct ProcessInfo {
   int rank = 0, size = 1, local_rank = 0, local_size = 1, node = 0, num_nodes = 1;
-  std::string launcher;   // "single" | "local" | "srun" | "mpirun"
-  std::string pmi;        // "none" | "file" | "pmi2" | "pmix"
+  Starter launcher = Starter::Single;
+  Pmi pmi = Pmi::None;
+  const char* launcher_name() const { return enum_name(launcher, kStarterNames); }
+  const char* pmi_name() const { return enum_name(pmi, kPmiNames); }
 };
 
 // Throws DistError naming the variable when the launcher's variables are malformed or inconsistent.
@@ -49,7 +59,7 @@ class KVStore {
   virtual std::string get(const std::string& key, int from_rank) = 0;  // blocking, with timeout
 };
 
-// pmi "pmi2" / "pmix" / "file" (rendezvous_dir required) / "none" (size 1 only).
+// pmi2 / pmix / file (rendezvous_dir required) / none (size 1 only).
 // A requested PMI that the step was not started with is a DistError naming the srun flag to change.
 std::unique_ptr<KVStore> make_kv_store(const ProcessInfo& p, const std::string& rendezvous_dir);
 

@@ -42,7 +42,7 @@ int slurm_tasks_on_node(const std::string& spec, int node) {
 
 void validate(const ProcessInfo& p, const std::string& vars) {
   auto bad = [&](const std::string& what) {
-    throw DistError("inconsistent " + p.launcher + " environment (" + vars + "): " + what);
+    throw DistError(std::string("inconsistent ") + p.launcher_name() + " environment (" + vars + "): " + what);
   };
   if (p.size < 1) bad("world size " + std::to_string(p.size) + " < 1");
   if (p.rank < 0 || p.rank >= p.size)
@@ -57,7 +57,7 @@ void validate(const ProcessInfo& p, const std::string& vars) {
 
 // The ranks' places as a launcher's variables give them: `read` fills them in, then they are validated
 // (`vars`: the variables, for the message).
-ProcessInfo read_launcher(const char* launcher, void (*read)(ProcessInfo&), const char* vars) {
+ProcessInfo read_launcher(Starter launcher, void (*read)(ProcessInfo&), const char* vars) {
   ProcessInfo p;
   p.launcher = launcher;
   read(p);
@@ -104,19 +104,19 @@ ProcessInfo detect_process() {
   const bool has_local = env_string("RANK") && env_string("WORLD_SIZE");
   std::optional<ProcessInfo> outer;
   if (env_string("OMPI_COMM_WORLD_RANK")) {
-    outer = read_launcher("mpirun", read_mpirun, "OMPI_COMM_WORLD_*");
+    outer = read_launcher(Starter::Mpirun, read_mpirun, "OMPI_COMM_WORLD_*");
   } else if (env_string("SLURM_PROCID") && (env_string("SLURM_STEP_ID") || env_string("SLURM_STEPID"))) {
-    outer = read_launcher("srun", read_srun,
+    outer = read_launcher(Starter::Srun, read_srun,
                           "SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID/SLURM_NODEID/SLURM_STEP_TASKS_PER_NODE");
   }
   ProcessInfo p;
   if (has_local) {
-    p = read_launcher("local", read_local, "RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE/NODE_RANK");
+    p = read_launcher(Starter::Local, read_local, "RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE/NODE_RANK");
     if (outer && outer->rank == p.rank && outer->size == p.size) p = *outer;
   } else if (outer) {
     p = *outer;
   } else {
-    p.launcher = "single";
+    p.launcher = Starter::Single;
   }
   p.pmi = requested_pmi(p.launcher);
   return p;

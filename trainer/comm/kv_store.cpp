@@ -32,9 +32,9 @@ class LocalKVStore final : public KVStore {
 std::unique_ptr<KVStore> make_kv_store(const ProcessInfo& p, const std::string& rendezvous_dir) {
   check_pmi_available(p, rendezvous_dir);
   if (p.size == 1) return std::make_unique<LocalKVStore>();
-  if (p.pmi == "pmi2") return make_pmi2_kv_store(p);
-  if (p.pmi == "pmix") return make_pmix_kv_store(p);
-  if (p.pmi == "file") {
+  if (p.pmi == Pmi::Pmi2) return make_pmi2_kv_store(p);
+  if (p.pmi == Pmi::Pmix) return make_pmix_kv_store(p);
+  if (p.pmi == Pmi::File) {
     auto timeout = std::chrono::milliseconds(static_cast<long>(env_seconds_or("BERT_DIST_TIMEOUT_S", 300) * 1000));
     return std::make_unique<FileKVStore>(rendezvous_dir, p.rank, p.size, timeout);
   }

@@ -7,11 +7,13 @@
 
 namespace bert::dist {
 
-// BERT_DIST_PMI if set (validated), else the launcher's own: srun -> SLURM_MPI_TYPE (pmix_v4 -> pmix),
-// mpirun -> pmix when its PMIx server variables are present, local -> file, single -> none.
-std::string requested_pmi(const std::string& launcher);
+// BERT_DIST_PMI if set, else the launcher's own: srun -> SLURM_MPI_TYPE (pmix_v4 -> pmix), mpirun -> pmix
+// when its PMIx server variables are present, local -> file, single -> none. DistError on a word that is
+// not a PMI the trainer speaks.
+Pmi requested_pmi(Starter launcher);
 
-// What srun says it started the step with ("pmi2", "pmix", "none", or "" when not under srun).
+// What srun says it started the step with ("pmi2", "pmix", "none", another plugin's name, or "" when not
+// under srun): the environment's word, for messages and for requested_pmi's parse.
 std::string srun_mpi_type();
 
 // Throws DistError explaining how to fix the launch when p.pmi cannot work in this environment.

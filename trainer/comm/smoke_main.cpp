@@ -83,7 +83,7 @@ int run(const std::string& rendezvous, size_t count, int exit_rank) {
   for (double x : d) ok = ok && x == 0.5 * expect;
   const char* gpus = std::getenv("CUDA_VISIBLE_DEVICES");
   std::printf("rank=%d size=%d local=%d/%d node=%d/%d launcher=%s pmi=%s transport=%s uid=%s peers=[%s] allreduce=%g allreduce_s=%.4f gpus=%s %s\n",
-              p.rank, p.size, p.local_rank, p.local_size, p.node, p.num_nodes, p.launcher.c_str(), p.pmi.c_str(), coll->transport(),
+              p.rank, p.size, p.local_rank, p.local_size, p.node, p.num_nodes, p.launcher_name(), p.pmi_name(), coll->transport(),
               hex(uid, 8).c_str(), peers.c_str(), f.empty() ? 0.0 : static_cast<double>(f[0]), allreduce_s, gpus ? gpus : "-",
               ok ? "OK" : "MISMATCH");
   std::fflush(stdout);

@@ -101,7 +101,7 @@ cuda::CudaModelLimits model_limits(const RunConfig& cfg) {
   cuda::CudaModelLimits l;
   l.rows = cfg.batch_size;
   l.seq_len = cfg.max_seq_length;
-  l.max_sequences = cfg.data_format == "packed" ? 3 * cfg.batch_size : cfg.batch_size;  // packs: <= 3 sequences
+  l.max_sequences = cfg.data_format == data::Format::packed ? 3 * cfg.batch_size : cfg.batch_size;  // packs: <= 3 sequences
   l.max_masked = l.max_sequences * cfg.max_predictions_per_seq;  // max_pred per sequence (shard_io)
   return l;
 }

@@ -33,7 +33,7 @@ RunConfig recipe(Backend backend, int accumulation) {
   c.vocab_size = kVocab;
   c.max_seq_length = kSeq;
   c.max_predictions_per_seq = kMaxPred;
-  c.data_format = "varlength";
+  c.data_format = bert::data::Format::varlength;
   c.batch_size = kRows;
   c.gradient_accumulation_steps = accumulation;
   c.learning_rate = 1e-2;
@@ -55,9 +55,7 @@ struct Run {
 // `updates` optimizer steps over `batches` (consumed in order), then the pooled eval accuracy.
 Run train(const RunConfig& cfg, const model::ParamLayout& layout, const std::vector<float>& init,
           const std::vector<data::Batch>& batches, int updates, const data::EvalSet& eval) {
-  dist::ProcessInfo proc;
-  proc.launcher = "single";
-  proc.pmi = "none";
+  const dist::ProcessInfo proc;  // one process, no PMI
   std::unique_ptr<dist::KVStore> kv = dist::make_kv_store(proc, "");
   std::unique_ptr<dist::Collective> coll = dist::make_cpu_collective(proc, *kv);
   const std::string path = std::string("test ") + backend_name(cfg.backend) + " run config";

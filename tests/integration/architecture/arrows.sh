@@ -25,7 +25,7 @@ declare -A allowed=(
   # the kernels and the CUDA model; cuda_backend.cpp implements trainer/train_backend.h
   [trainer/cuda]="common formats trainer trainer/model trainer/data trainer/optim trainer/comm"
   [dataset]="common formats trainer/data"
-  [harness/config]="common formats trainer"
+  [harness/config]="common formats trainer power"
   [harness/launch]="common harness/config binding container slurm"
   [harness/plan]="common harness/config harness/launch binding container formats slurm trainer results power"
   [harness/run]="common harness/config harness/launch harness/plan binding container process results results/mllog power"

@@ -36,7 +36,7 @@ TEST_CASE("srun --mpi=pmix whose PMIx variables never reached the process (conta
   EnvGuard env;
   srun_rank0_of_2(env).set("SLURM_MPI_TYPE", "pmix");
   auto p = detect_process();
-  CHECK(p.pmi == "pmix");
+  CHECK(p.pmi == bert::dist::Pmi::Pmix);
   CHECK_THROWS_WITH_AS(make_kv_store(p, ""), doctest::Contains("did not reach this process"), DistError);
   CHECK_THROWS_WITH_AS(make_kv_store(p, ""), doctest::Contains("use `srun --mpi=pmi2`"), DistError);
 }

@@ -62,7 +62,7 @@ submission: {submission_org: ACME, submission_division: closed, submission_statu
   std::remove(path.c_str());
   CHECK(c.model_size == "base");
   CHECK(c.init_checkpoint == "/ckpt/model.h5");
-  CHECK(c.data_format == "packed");
+  CHECK(c.data_format == bert::data::Format::packed);
   CHECK(c.batch_size == 48);
   CHECK(c.gradient_accumulation_steps == 2);
   CHECK(c.average_packing_rate == 2.0);
