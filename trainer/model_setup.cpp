@@ -33,7 +33,7 @@ model::BertConfig resolve_model_config(const RunConfig& cfg) {
   if (cfg.max_seq_length > c.max_position)
     throw model::ModelError("data.max_seq_length " + std::to_string(cfg.max_seq_length) +
                             " exceeds the model's max_position_embeddings " + std::to_string(c.max_position));
-  model::validate(c, cfg.bert_config.empty() ? "model.size " + cfg.model_size : cfg.bert_config);
+  model::validate(c, cfg.bert_config.empty() ? std::string("model.size ") + model::model_size_name(cfg.model_size) : cfg.bert_config);
   return c;
 }
 
@@ -50,13 +50,13 @@ std::vector<float> initial_params(const model::ParamLayout& layout, const RunCon
     auto it = tensors.find(p.name);
     if (it == tensors.end()) it = tensors.find("/" + p.name);
     if (it == tensors.end())
-      throw model::ModelError(path + ": checkpoint has no tensor " + p.name + " (is it a " + cfg.model_size +
+      throw model::ModelError(path + ": checkpoint has no tensor " + p.name + " (is it a " + model::model_size_name(cfg.model_size) +
                               " BERT checkpoint?)");
     const data::Tensor& t = it->second;
     const std::vector<int64_t> want(p.shape.begin(), p.shape.end());
     if (t.shape != want)
       throw model::ModelError(path + ": tensor " + p.name + " has shape " + shape_str(t.shape) + ", the model needs " +
-                              shape_str(want) + " (model.size " + cfg.model_size + ", data.vocab_size " +
+                              shape_str(want) + " (model.size " + model::model_size_name(cfg.model_size) + ", data.vocab_size " +
                               std::to_string(cfg.vocab_size) + ")");
     for (size_t i = 0; i < t.values.size(); ++i)
       if (!std::isfinite(t.values[i]))
@@ -67,7 +67,7 @@ std::vector<float> initial_params(const model::ParamLayout& layout, const RunCon
   }
   if (!tensors.empty())
     throw model::ModelError(path + ": tensor " + tensors.begin()->first + " is not part of the model (model.size " +
-                            cfg.model_size + ")");
+                            model::model_size_name(cfg.model_size) + ")");
   return params;
 }
 

@@ -36,6 +36,7 @@ struct FieldSetter {
   }
   bool operator()(Backend RunConfig::*m) const { return word(c.*m, kBackendNames); }
   bool operator()(data::Format RunConfig::*m) const { return word(c.*m, data::kFormatNames); }
+  bool operator()(model::ModelSize RunConfig::*m) const { return word(c.*m, model::kModelSizeNames); }
   template <class E, std::size_t N>
   bool word(E& field, const EnumNames<E, N>& table) const {
     const auto v = parse_enum(n.Scalar(), table);
@@ -47,7 +48,7 @@ struct FieldSetter {
 
 const char* expected(const Member& m) {
   if (std::holds_alternative<std::string RunConfig::*>(m) || std::holds_alternative<Backend RunConfig::*>(m) ||
-      std::holds_alternative<data::Format RunConfig::*>(m))
+      std::holds_alternative<data::Format RunConfig::*>(m) || std::holds_alternative<model::ModelSize RunConfig::*>(m))
     return "a string";
   if (std::holds_alternative<double RunConfig::*>(m)) return "a number";
   if (std::holds_alternative<bool RunConfig::*>(m)) return "true or false";
@@ -99,7 +100,7 @@ void validate(const Reader& r, const YAML::Node& root, const RunConfig& c) {
     const std::string problem = k.problem(c);
     require(problem.empty(), k.name, problem);
   }
-  require(c.model_size != "custom" || !c.bert_config.empty(), "model.bert_config", "size custom needs a bert_config.json");
+  require(c.model_size != model::ModelSize::Custom || !c.bert_config.empty(), "model.bert_config", "size custom needs a bert_config.json");
   require(c.eval_interval_samples == -1 || c.eval_interval_samples > 0, "stopping.eval_interval_samples",
           "must be -1 (formula) or positive");
 }

@@ -10,6 +10,7 @@
 #include "common/enum_names.h"
 #include "common/user_error.h"
 #include "formats/shard_format.h"
+#include "trainer/model/config.h"
 #include "trainer/backend.h"
 #include "trainer/precision.h"
 
@@ -21,7 +22,7 @@ struct RunConfig {
   RunConfig();  // every field at its run_config_keys() default
 
   // model
-  std::string model_size;            // tiny | base | large | custom (from bert_config)
+  model::ModelSize model_size;       // custom: from bert_config
   std::string bert_config;           // path to bert_config.json ("" = from size)
   std::string init_checkpoint;       // HDF5 made by bert-data convert-checkpoint ("" = random init)
   // data

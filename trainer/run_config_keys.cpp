@@ -35,7 +35,7 @@ RunConfigKey automatic(RunConfigKey k) {
 
 std::vector<RunConfigKey> make_keys() {
   return {
-      oneof("model.size", "large", {"tiny", "base", "large", "custom"}, &R::model_size, "benchmark.model", "BERT size"),
+      oneof("model.size", "large", enum_choices(model::kModelSizeNames), &R::model_size, "benchmark.model", "BERT size"),
       str("model.bert_config", "", &R::bert_config, "benchmark.bert_config", "bert_config.json (model=custom)"),
       str("data.train_dir", "", &R::train_dir, "benchmark.data.train_dir", "training shards (env DATADIR overrides)"),
       str("data.eval_file", "", &R::eval_file, "benchmark.data.eval_dir", "eval data file or directory (env EVALDIR overrides)"),

@@ -19,7 +19,8 @@ enum class KeyType { String, Int, Float, Bool, Enum };
 
 using Member = std::variant<std::string RunConfig::*, int RunConfig::*, int64_t RunConfig::*, uint64_t RunConfig::*,
                             double RunConfig::*, bool RunConfig::*, Precision RunConfig::*,
-                            Backend RunConfig::*, data::Format RunConfig::*>;
+                            Backend RunConfig::*, data::Format RunConfig::*,
+                            model::ModelSize RunConfig::*>;
 
 struct RunConfigKey {
   std::string name;                  // in the run config: "optimizer.learning_rate"

@@ -134,7 +134,7 @@ int run_benchmark(const RunConfig& cfg, const TrainOptions& opt, const model::Pa
   if (coll.rank() == 0)
     std::printf("benchmark: model %s (L%d H%d A%d) seq_len %d batch %d x accum %d x ranks %d (allreduce: %s), %s: "
                 "%d steps, %.3f s, %.3g seq/s, %.2f ms/step, last loss %.4f\n",
-                cfg.model_size.c_str(), layout.config.layers, layout.config.hidden, layout.config.heads,
+                model::model_size_name(cfg.model_size), layout.config.layers, layout.config.hidden, layout.config.heads,
                 cfg.max_seq_length, cfg.batch_size, cfg.gradient_accumulation_steps, coll.size(),
                 coll.transport(), backend.describe().c_str(), opt.benchmark_steps, secs, static_cast<double>(seqs) / secs,
                 1000.0 * secs / opt.benchmark_steps, out.loss);

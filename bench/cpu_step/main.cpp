@@ -151,7 +151,7 @@ int run(int argc, char** argv) {
   }
   const bert::cpu::MatmulPrecision matmul =
       precision == "bf16" ? bert::cpu::MatmulPrecision::bf16 : bert::cpu::MatmulPrecision::fp32;
-  bert::model::BertConfig cfg = bert::model::bert_config_for_size(size);
+  bert::model::BertConfig cfg = bert::model::bert_config_for_size(*bert::parse_enum(size, bert::model::kModelSizeNames));
   cfg.vocab_size = vocab;
   const bert::model::ParamLayout layout = bert::model::make_param_layout(cfg);
   std::vector<float> params, grads(layout.total, 0.0f);

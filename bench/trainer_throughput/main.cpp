@@ -161,7 +161,7 @@ int run(int argc, char** argv) {
     return 2;
   }
 
-  auto cfg = bert::model::bert_config_for_size(size);
+  auto cfg = bert::model::bert_config_for_size(*bert::parse_enum(size, bert::model::kModelSizeNames));
   cfg.max_position = std::max(cfg.max_position, seq_len);
   std::vector<Batch> batches;
   for (int i = 0; i < nbatches; ++i)

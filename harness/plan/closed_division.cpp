@@ -9,6 +9,7 @@
 #include "harness/config/settings.h"
 #include "results/rcp.h"
 #include "trainer/eval_cadence.h"
+#include "trainer/run_config.h"  // model.size as model::ModelSize
 
 namespace bert::harness {
 namespace {
@@ -34,7 +35,7 @@ constexpr double kClosedTarget = 0.72;
 
 std::string rcp_does_not_apply(const Config& cfg) {
   std::string why;
-  if (cfg.str("benchmark.model") != "large") why = "benchmark.model " + cfg.str("benchmark.model") + ", not BERT-Large (large)";
+  if (setting(cfg, "benchmark.model", model::kModelSizeNames) != model::ModelSize::Large) why = "benchmark.model " + cfg.str("benchmark.model") + ", not BERT-Large (large)";
   if (std::abs(cfg.real("benchmark.target_accuracy") - kClosedTarget) > 1e-9)
     why += fmt::format("{}benchmark.target_accuracy {}, not the closed division's 0.720", why.empty() ? "" : "; ",
                        cfg.real("benchmark.target_accuracy"));
@@ -51,7 +52,7 @@ void check_closed_division(const Config& cfg, double gbs) {
   require_int(cfg, "benchmark.max_seq_length", 512, "MLPerf's phase-2 sequence length");
   require_int(cfg, "benchmark.max_predictions_per_seq", 76, "MLPerf's masked predictions per sequence");
   require_int(cfg, "benchmark.num_eval_examples", 10000, "MLPerf's eval set");
-  if (cfg.str("benchmark.model") != "large")
+  if (setting(cfg, "benchmark.model", model::kModelSizeNames) != model::ModelSize::Large)
     cfg.fail("benchmark.model", "closed division: BERT-Large (model: large) from the phase-1 checkpoint; got " +
                                     cfg.str("benchmark.model") + kOpen);
   if (cfg.str("benchmark.data.checkpoint").empty())

@@ -5,16 +5,13 @@
 
 namespace bert::model {
 
-BertConfig bert_config_for_size(const std::string& size) {
+BertConfig bert_config_for_size(ModelSize size) {
   BertConfig c;
-  if (size == "tiny") {
-    c.hidden = 128, c.layers = 2, c.heads = 2, c.intermediate = 512;
-  } else if (size == "base") {
-    c.hidden = 768, c.layers = 12, c.heads = 12, c.intermediate = 3072;
-  } else if (size == "large") {
-    c.hidden = 1024, c.layers = 24, c.heads = 16, c.intermediate = 4096;
-  } else {
-    throw ModelError("unknown model size '" + size + "' (expected tiny, base, large or a bert_config)");
+  switch (size) {
+    case ModelSize::Tiny: c.hidden = 128, c.layers = 2, c.heads = 2, c.intermediate = 512; break;
+    case ModelSize::Base: c.hidden = 768, c.layers = 12, c.heads = 12, c.intermediate = 3072; break;
+    case ModelSize::Large: c.hidden = 1024, c.layers = 24, c.heads = 16, c.intermediate = 4096; break;
+    case ModelSize::Custom: throw ModelError("model size custom has no hyperparameters of its own: give a bert_config.json");
   }
   return c;
 }

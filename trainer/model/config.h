@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/enum_names.h"
 #include "common/user_error.h"
 
 namespace bert::model {
@@ -26,8 +27,15 @@ struct BertConfig {
   int head_dim() const { return hidden / heads; }
 };
 
-// "tiny" (L2/H128/A2/I512), "base" (L12/H768/A12), "large" (L24/H1024/A16). ModelError otherwise.
-BertConfig bert_config_for_size(const std::string& size);
+// model.size / benchmark.model: tiny (L2/H128/A2/I512), base (L12/H768/A12), large (L24/H1024/A16), or custom
+// (a bert_config.json).
+enum class ModelSize { Tiny, Base, Large, Custom };
+inline constexpr EnumNames<ModelSize, 4> kModelSizeNames{
+    {{ModelSize::Tiny, "tiny"}, {ModelSize::Base, "base"}, {ModelSize::Large, "large"}, {ModelSize::Custom, "custom"}}};
+inline const char* model_size_name(ModelSize s) { return enum_name(s, kModelSizeNames); }
+
+// The named sizes' hyperparameters; ModelError for custom (it has no size of its own).
+BertConfig bert_config_for_size(ModelSize size);
 
 // Reads the keys of Google's bert_config.json (hidden_size, num_hidden_layers, ...). hidden_act must
 // be "gelu" (the tanh form is used, as NVIDIA and the TF reference do). ModelError names file and key.

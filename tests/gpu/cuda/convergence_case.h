@@ -53,7 +53,7 @@ inline ConvergenceCase make_convergence_case() {
   const data::Grammar grammar(kConvVocab, so.topics, so.seed);
   const auto train = data::synth_sequences(so, grammar, 0, 0, static_cast<int64_t>(kConvSteps) * kConvRows);
   const auto eval = data::synth_sequences(so, grammar, data::kEvalStream, 0, 4 * kConvRows);
-  auto cfg = model::bert_config_for_size("tiny");
+  auto cfg = model::bert_config_for_size(model::ModelSize::Tiny);
   cfg.vocab_size = kConvVocab;
   cfg.max_position = kConvSeq;
   ConvergenceCase c{model::make_param_layout(cfg), {}, convergence_batches(train, kConvSteps),

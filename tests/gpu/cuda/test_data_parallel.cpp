@@ -88,7 +88,7 @@ struct Setup {
   bert::model::ParamLayout layout;
   std::vector<float> params;
   Setup() {
-    auto cfg = bert::model::bert_config_for_size("tiny");
+    auto cfg = bert::model::bert_config_for_size(bert::model::ModelSize::Tiny);
     cfg.vocab_size = 512;
     cfg.max_position = 64;
     layout = bert::model::make_param_layout(cfg);

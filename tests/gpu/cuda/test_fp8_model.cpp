@@ -53,7 +53,7 @@ bool all_finite(const std::vector<float>& v) {
 }
 
 bert::model::ParamLayout layout_for(const std::string& size, int vocab, int seq_len) {
-  auto cfg = bert::model::bert_config_for_size(size);
+  auto cfg = bert::model::bert_config_for_size(*bert::parse_enum(size, bert::model::kModelSizeNames));
   cfg.vocab_size = vocab;
   cfg.max_position = seq_len;
   return bert::model::make_param_layout(cfg);

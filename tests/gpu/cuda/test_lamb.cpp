@@ -32,7 +32,7 @@ std::vector<float> tensor_elements(const bert::model::ParamLayout& layout, const
 }  // namespace
 
 TEST_CASE("FusedLamb matches optim::Lamb over 4 steps (clipped and unclipped)") {
-  auto cfg = bert::model::bert_config_for_size("tiny");
+  auto cfg = bert::model::bert_config_for_size(bert::model::ModelSize::Tiny);
   cfg.vocab_size = 1001;  // the MLM output bias: a chunk of float4s and a scalar tail
   cfg.max_position = 128;
   const auto layout = bert::model::make_param_layout(cfg);

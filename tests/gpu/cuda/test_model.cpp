@@ -31,7 +31,7 @@ double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 
 void check_step(const std::string& size, int vocab, const Batch& batch, uint64_t seed) {
   CAPTURE(size);
   CAPTURE(batch.packed);
-  auto cfg = bert::model::bert_config_for_size(size);
+  auto cfg = bert::model::bert_config_for_size(*bert::parse_enum(size, bert::model::kModelSizeNames));
   cfg.vocab_size = vocab;
   cfg.max_position = batch.seq_len;
   const auto layout = bert::model::make_param_layout(cfg);
@@ -95,7 +95,7 @@ TEST_CASE("base BERT step, packed rows, seq 512") {
 }
 
 TEST_CASE("a batch that does not fit is a model::BatchError") {
-  auto cfg = bert::model::bert_config_for_size("tiny");
+  auto cfg = bert::model::bert_config_for_size(bert::model::ModelSize::Tiny);
   cfg.vocab_size = 1000;
   cfg.max_position = 128;
   const auto layout = bert::model::make_param_layout(cfg);

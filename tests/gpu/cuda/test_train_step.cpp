@@ -13,7 +13,7 @@ using namespace bert::cuda::test;
 namespace {
 
 bert::model::ParamLayout tiny_layout() {
-  auto cfg = bert::model::bert_config_for_size("tiny");
+  auto cfg = bert::model::bert_config_for_size(bert::model::ModelSize::Tiny);
   cfg.vocab_size = 1000;
   cfg.max_position = 128;
   return bert::model::make_param_layout(cfg);

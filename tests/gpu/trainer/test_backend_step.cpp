@@ -29,7 +29,7 @@ constexpr int kRows = 16, kSeq = 128, kMaxPred = 20, kVocab = 1024;
 
 RunConfig recipe(Backend backend, int accumulation) {
   RunConfig c;
-  c.model_size = "tiny";
+  c.model_size = model::ModelSize::Tiny;
   c.vocab_size = kVocab;
   c.max_seq_length = kSeq;
   c.max_predictions_per_seq = kMaxPred;
@@ -101,7 +101,7 @@ double cosine_of_updates(const std::vector<float>& a, const std::vector<float>& 
 
 void compare_backends(int accumulation, int updates) {
   const RunConfig cpu_cfg = recipe(Backend::Cpu, accumulation), gpu_cfg = recipe(Backend::Cuda, accumulation);
-  model::BertConfig mc = model::bert_config_for_size("tiny");
+  model::BertConfig mc = model::bert_config_for_size(model::ModelSize::Tiny);
   mc.vocab_size = kVocab;
   mc.max_position = std::max(mc.max_position, kSeq);
   const model::ParamLayout layout = model::make_param_layout(mc);

@@ -35,7 +35,7 @@ TEST_CASE("device learning rate == optim::LrSchedule in fp32, negative start_war
 }
 
 TEST_CASE("LAMB tensor table: every layout tensor once, exclusions as the reference") {
-  const auto layout = bert::model::make_param_layout(bert::model::bert_config_for_size("base"));
+  const auto layout = bert::model::make_param_layout(bert::model::bert_config_for_size(bert::model::ModelSize::Base));
   const auto t = lamb_tensors(layout);
   REQUIRE(t.size() == layout.tensors.size());
   size_t excluded = 0, elements = 0;

@@ -162,7 +162,7 @@ TEST_CASE("gradients with dropout on agree with finite differences") {
 }
 
 TEST_CASE("init: truncated normal 0.02, gamma 1, biases 0, deterministic in the seed") {
-  const model::ParamLayout l = model::make_param_layout(model::bert_config_for_size("tiny"));
+  const model::ParamLayout l = model::make_param_layout(model::bert_config_for_size(model::ModelSize::Tiny));
   std::vector<float> a, b, c;
   model::init_params(l, 5, a);
   model::init_params(l, 5, b);
@@ -179,7 +179,7 @@ TEST_CASE("init: truncated normal 0.02, gamma 1, biases 0, deterministic in the 
 }
 
 TEST_CASE("param layout: BERT-large has 336,226,108 parameters in 398 tensors") {
-  model::BertConfig c = model::bert_config_for_size("large");
+  model::BertConfig c = model::bert_config_for_size(model::ModelSize::Large);
   const model::ParamLayout l = model::make_param_layout(c);
   CHECK(l.tensors.size() == 398);
   CHECK(l.num_params() == 336226108);

@@ -62,7 +62,7 @@ TEST_CASE("LAMB step with global-norm clipping matches the reference formula") {
 }
 
 TEST_CASE("LAMB exclusions follow the reference regexes") {
-  const model::ParamLayout l = model::make_param_layout(model::bert_config_for_size("tiny"));
+  const model::ParamLayout l = model::make_param_layout(model::bert_config_for_size(model::ModelSize::Tiny));
   CHECK(l.find("bert/encoder/layer_0/attention/output/LayerNorm/gamma")->no_decay);
   CHECK(l.find("bert/encoder/layer_1/intermediate/dense/bias")->no_decay);
   CHECK(l.find("cls/predictions/output_bias")->no_decay);
@@ -91,7 +91,7 @@ void smooth_params_and_grads(const model::ParamLayout& layout, std::vector<float
 }  // namespace
 
 TEST_CASE("LAMB gives the same bits with 1 and 2 threads (norms summed per block in a fixed order)") {
-  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
+  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size(model::ModelSize::Tiny));
   std::vector<float> p0, g;
   smooth_params_and_grads(layout, p0, g);
   std::vector<std::vector<float>> out;
@@ -113,7 +113,7 @@ namespace {
 // Two LAMBs from the same tiny-model weights p0 and gradients g: `plain` steps p, `other` steps q, each
 // test its own way, and the results are compared. Not copyable (the LAMBs keep a reference to layout).
 struct TwinLambs {
-  model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("tiny"));
+  model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size(model::ModelSize::Tiny));
   std::vector<float> p0, g, p, q;
   optim::Lamb plain{layout, optim::LambHyper{}}, other{layout, optim::LambHyper{}};
   TwinLambs() {
@@ -158,7 +158,7 @@ TEST_CASE("LAMB with its updates stored (in the gradients' own buffer) gives the
 }
 
 TEST_CASE("shards: runs of whole tensors, covering the layout once, as even as the tensors allow") {
-  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size("base"));
+  const model::ParamLayout layout = model::make_param_layout(model::bert_config_for_size(model::ModelSize::Base));
   for (int parts : {1, 2, 3, 8}) {
     CAPTURE(parts);
     const optim::Shards s = optim::shard_tensors(layout, parts);

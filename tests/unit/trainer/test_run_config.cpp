@@ -60,7 +60,7 @@ submission: {submission_org: ACME, submission_division: closed, submission_statu
 )");
   const RunConfig c = load_run_config(path);
   std::remove(path.c_str());
-  CHECK(c.model_size == "base");
+  CHECK(c.model_size == bert::model::ModelSize::Base);
   CHECK(c.init_checkpoint == "/ckpt/model.h5");
   CHECK(c.data_format == bert::data::Format::packed);
   CHECK(c.batch_size == 48);
@@ -170,7 +170,7 @@ TEST_CASE("run-config keys: one row per key, found by run-config or system name;
   CHECK(find_run_config_key("optimizer.lr") == nullptr);
   const RunConfig c;  // every default within its own row's range and choices
   CHECK(c.learning_rate == doctest::Approx(4e-4));
-  CHECK(c.model_size == "large");
+  CHECK(c.model_size == bert::model::ModelSize::Large);
   CHECK(c.max_predictions_per_seq == 76);
   CHECK(c.target_accuracy == doctest::Approx(0.72));
   CHECK(c.submission_org == "SUBMISSION_ORG_PLACEHOLDER");

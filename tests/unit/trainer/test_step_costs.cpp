@@ -17,7 +17,7 @@ const OpCost& cost(const StepCosts& k, StepOp op) { return k[static_cast<size_t>
 
 StepCosts large_512() {
   const StepShape s{.tokens = 512, .sequences = 1, .masked = 76, .sum_len_sq = 512.0 * 512.0, .params = 100000000};
-  return step_costs(bert_config_for_size("large"), s);
+  return step_costs(bert_config_for_size(bert::model::ModelSize::Large), s);
 }
 
 }  // namespace
@@ -41,7 +41,7 @@ TEST_CASE("cuDNN's attention: the same counts on the attention.cudnn rows, none 
   const StepCosts ours = large_512();
   StepShape s{.tokens = 512, .sequences = 1, .masked = 76, .sum_len_sq = 512.0 * 512.0, .params = 100000000};
   s.cudnn_attention = true;
-  const StepCosts k = step_costs(bert_config_for_size("large"), s);
+  const StepCosts k = step_costs(bert_config_for_size(bert::model::ModelSize::Large), s);
   CHECK(cost(k, StepOp::AttentionCudnnFwd).flop == cost(ours, StepOp::AttentionFwd).flop);
   CHECK(cost(k, StepOp::AttentionCudnnBwd).bytes == cost(ours, StepOp::AttentionBwd).bytes);
   CHECK(cost(k, StepOp::AttentionFwd).flop == 0);
@@ -66,7 +66,7 @@ TEST_CASE("step bytes of the FP8 casts: none for bf16; per layer and token, BERT
   for (StepOp op : {StepOp::Fp8CastFwd, StepOp::Fp8CastBwd, StepOp::Fp8Weights}) CHECK(cost(bf16, op).bytes == 0);
   const StepShape s{.tokens = 512, .sequences = 1, .masked = 76, .sum_len_sq = 512.0 * 512.0, .params = 100000000,
                     .fp8 = true};
-  const StepCosts k = step_costs(bert_config_for_size("large"), s);
+  const StepCosts k = step_costs(bert_config_for_size(bert::model::ModelSize::Large), s);
   // forward: 24 x 512 x 4 B (bf16 read, FP8 and FP8^T written) x (3H + I) = 49152 x 7168
   CHECK(cost(k, StepOp::Fp8CastFwd).bytes == doctest::Approx(352321536.0).epsilon(1e-12));
   // backward: 24 x 512 x (4 B x 5H + 6 B x I) = 12288 x 45056

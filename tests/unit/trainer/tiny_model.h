@@ -12,7 +12,7 @@
 namespace bert::test {
 
 inline model::BertConfig tiny_config() {
-  model::BertConfig cfg = model::bert_config_for_size("tiny");
+  model::BertConfig cfg = model::bert_config_for_size(model::ModelSize::Tiny);
   cfg.vocab_size = 1024;
   return cfg;
 }
