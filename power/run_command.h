@@ -1,5 +1,6 @@
 // A reader's one external program (ipmitool, a user's command): run with a deadline, its output
-// captured, killed with its process group when it takes longer.
+// captured, killed with its process group when it takes longer (process/capture.h's run_capture),
+// described in the words of a reading's error.
 #pragma once
 #include <map>
 #include <string>

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 #include <yaml-cpp/yaml.h>
 
 #include "trainer/run_config_keys.h"
@@ -47,17 +49,25 @@ struct FieldSetter {
 };
 
 const char* expected(const Member& m) {
-  if (std::holds_alternative<std::string RunConfig::*>(m) || std::holds_alternative<Backend RunConfig::*>(m) ||
-      std::holds_alternative<data::Format RunConfig::*>(m) || std::holds_alternative<model::ModelSize RunConfig::*>(m))
-    return "a string";
-  if (std::holds_alternative<double RunConfig::*>(m)) return "a number";
-  if (std::holds_alternative<bool RunConfig::*>(m)) return "true or false";
-  if (std::holds_alternative<uint64_t RunConfig::*>(m)) return "a non-negative integer";
-  if (std::holds_alternative<Precision RunConfig::*>(m)) {
-    static const std::string one_of = "one of " + names(precision_names());
-    return one_of.c_str();
-  }
-  return "an integer";
+  return std::visit(
+      [](auto RunConfig::*field) -> const char* {
+        using T = std::remove_reference_t<decltype(std::declval<RunConfig&>().*field)>;
+        if constexpr (std::is_same_v<T, Precision>) {
+          static const std::string one_of = "one of " + names(precision_names());
+          return one_of.c_str();
+        } else if constexpr (std::is_same_v<T, std::string> || std::is_enum_v<T>) {
+          return "a string";
+        } else if constexpr (std::is_same_v<T, double>) {
+          return "a number";
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return "true or false";
+        } else if constexpr (std::is_same_v<T, uint64_t>) {
+          return "a non-negative integer";
+        } else {
+          return "an integer";
+        }
+      },
+      m);
 }
 
 class Reader {

@@ -166,8 +166,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
     return run_benchmark(cfg, opt, layout, *coll, *backend);
   }
 
-  const data::Format format = cfg.data_format;
-  const bool packed = format == data::Format::packed;
+  const bool packed = cfg.data_format == data::Format::packed;
   const double gbs = static_cast<double>(cfg.batch_size) * cfg.gradient_accumulation_steps * world *
                      (packed ? cfg.average_packing_rate : 1.0);
   if (cfg.train_dir.empty()) throw RunConfigError("run config: data.train_dir is required for training");
@@ -198,7 +197,7 @@ int run_trainer(const RunConfig& cfg, const TrainOptions& opt) {
   // Training data is opened only now, after run_start.
   data::LoaderOptions lo;
   lo.dir = cfg.train_dir;
-  lo.format = format;
+  lo.format = cfg.data_format;
   lo.rank = proc.rank;
   lo.world_size = world;
   lo.batch_size = cfg.batch_size;

@@ -18,7 +18,7 @@ declare -A allowed=(
   [slurm]="common"
   [container]="common"
   [process]="common"
-  [power]="common"
+  [power]="common process"
   [trainer]="common formats results/mllog trainer/model trainer/data trainer/cpu trainer/optim trainer/comm trainer/cuda"
   [trainer/model]="common" [trainer/data]="common formats" [trainer/comm]="common"
   [trainer/cpu]="common trainer/model trainer/data" [trainer/optim]="common trainer/model trainer/cpu"

@@ -7,6 +7,10 @@ set -euo pipefail
 bad=0
 for bin in "$@"; do
   symbols=$(nm -C --defined-only "$bin")
+  if ! grep -q 'bert::results::MLLogger' <<<"$symbols"; then  # what it must link: else the check sees nothing
+    echo "$bin defines no bert::results::MLLogger symbol (stripped?): nothing to judge"
+    bad=1
+  fi
   checker=$(grep -oE 'bert::results::[A-Za-z_]+' <<<"$symbols" | sort -u |
             grep -vxE 'bert::results::(EventType|MLLogger|format_mllog_line|pyjson|key)' || true)
   if [ -n "$checker" ]; then
